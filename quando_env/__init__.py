@@ -1,0 +1,6 @@
+"""quando_env: the card game Quando as a vectorized engine with PettingZoo and Gymnasium environments."""
+from .cards import ACTION_NAMES, NUM_ACTIONS, action_name
+from .config import Config
+from .vector import VectorGame
+
+__all__ = ["ACTION_NAMES", "NUM_ACTIONS", "Config", "VectorGame", "action_name"]

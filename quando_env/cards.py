@@ -1,0 +1,81 @@
+"""The 55 double-sided cards and the flat action table of the spec (R1, "Actions")."""
+import numpy as np
+
+NUM_CARDS = 55
+MAX_VALUE = 10
+NUM_VALUES = 11
+MAX_PLAYERS = 6
+
+# Card id -> its two numbers, low side first. Ids are internal bookkeeping only: they correlate with the
+# hidden sides, so nothing a player observes may be indexed or ordered by them.
+CARD_VALUES = np.array([(a, b) for a in range(NUM_VALUES) for b in range(a + 1, NUM_VALUES)], dtype=np.int8)
+PAIR_TO_CARD = np.full((NUM_VALUES, NUM_VALUES), -1, dtype=np.int8)
+for _c, (_a, _b) in enumerate(CARD_VALUES):
+    PAIR_TO_CARD[_a, _b] = PAIR_TO_CARD[_b, _a] = _c
+
+# Action table (spec "Actions"): one flat discrete space of 134.
+NUM_ACTIONS = 134
+STRAIGHT = 0          # 0..8: straight x, x+1, x+2
+SET = 9               # 9 + 10*v + (k-1): k cards of front v
+KNOCK = 119
+PASS = 120
+TAKE_UP = 121
+TAKE_DOWN = 122
+FLIP_UNKNOWN = 123
+FLIP_KNOWN = 124      # 124 + (b-1): flip the front-0 card whose known back is b
+
+
+def set_action(value: int, count: int) -> int:
+    """Index of the action 'discard `count` cards showing `value`'."""
+    return SET + 10 * value + (count - 1)
+
+
+def action_name(a: int) -> str:
+    """A short readable name of action `a`, e.g. 'straight 3-4-5', 'three 7s', 'take the hidden side'."""
+    a = int(a)
+    if not 0 <= a < NUM_ACTIONS:
+        raise ValueError(f"action {a} is out of range: actions are 0..{NUM_ACTIONS - 1}")
+    if a < SET:
+        return f"straight {a}-{a + 1}-{a + 2}"
+    if a < KNOCK:
+        v, k = divmod(a - SET, 10)
+        k += 1
+        words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+        return f"{words[k - 1]} {v}" + ("s" if k > 1 else "")
+    return {KNOCK: "knock", PASS: "pass", TAKE_UP: "take the visible side", TAKE_DOWN: "take the hidden side",
+            FLIP_UNKNOWN: "flip a 0 with unknown back"}.get(a, f"flip the 0 with back {a - FLIP_KNOWN + 1}")
+
+
+ACTION_NAMES = [action_name(a) for a in range(NUM_ACTIONS)]
+
+
+def deck_to_cards(deck) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a deck given as 55 [up, down] pairs (top first, R4) and return (card ids, up-side index).
+
+    Raises ValueError naming the first problem: wrong length, a malformed pair, a number outside 0..10,
+    equal sides, or a pair that is missing or repeated.
+    """
+    try:
+        pairs = [tuple(int(x) for x in p) for p in deck]
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"deck must be a list of 55 [up, down] pairs of integers: {e}") from None
+    if len(pairs) != NUM_CARDS:
+        raise ValueError(f"deck has {len(pairs)} cards, a deck has exactly {NUM_CARDS} [up, down] pairs")
+    ids = np.empty(NUM_CARDS, np.int8)
+    up = np.empty(NUM_CARDS, np.int8)
+    seen = {}
+    for i, p in enumerate(pairs):
+        if len(p) != 2:
+            raise ValueError(f"deck card {i} is {list(p)}: each card is an [up, down] pair")
+        u, d = p
+        if not (0 <= u <= MAX_VALUE and 0 <= d <= MAX_VALUE):
+            raise ValueError(f"deck card {i} is {[u, d]}: numbers must be 0..10")
+        if u == d:
+            raise ValueError(f"deck card {i} is {[u, d]}: the two sides of a card differ (R1)")
+        key = (min(u, d), max(u, d))
+        if key in seen:
+            raise ValueError(f"deck cards {seen[key]} and {i} are both {list(key)}: every pair occurs exactly once (R1)")
+        seen[key] = i
+        ids[i] = PAIR_TO_CARD[u, d]
+        up[i] = 0 if u < d else 1
+    return ids, up

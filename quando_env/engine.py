@@ -1,0 +1,564 @@
+"""The one rules engine: numba kernels over a numpy array of per-game records.
+
+Every game of a batch is one record of STATE_DTYPE. The kernels loop over the batch and run the spec's
+state machine for each game; nothing here allocates per step, so thousands of games step in one call.
+Rule ids (R*, D*, K*) refer to the spec, quando-spec.md.
+
+Card sides are indexed 0 (the low number) and 1 (the high number). `face[c]` is the side of card c that
+faces its holder (in a hand) or faces up (on a pile); `seen[p, c]` has bit 1<<side set once player p has
+seen that side (K1-K4). Everything a player observes is derived from `seen` and public positions.
+"""
+import numpy as np
+from numba import njit
+
+from .cards import CARD_VALUES, MAX_PLAYERS, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD
+
+# Card locations: a seat number 0..5, or one of the piles.
+LOC_DRAW = 6
+LOC_DISCARD = 7
+
+# Decision phases: who decides what (spec "Actions": "who decides").
+PH_ACT = 0      # the active player: straight, set, knock, pass
+PH_DRAW = 1     # a drawer: take up / take down (R9); the turn's draw or a penalty draw
+PH_FLIP = 2     # a penalised player holding a front 0: which 0 to flip (R12, D5)
+PH_KNOCK = 3    # edition oya, after the active player's draw: knock or not (R15o)
+PH_OVER = 4     # the episode ended; no decision
+
+# Work left to do after an action, run by _advance until a decision is reached.
+T_TURN_DRAW = 0
+T_AFTER_TURN_DRAW = 1
+T_PENALTY_START = 2
+T_PENALTY_NEXT = 3
+T_END_TURN = 4
+T_NONE = 5
+
+# Indices into the int64 config vector the kernels take.
+C_N, C_OYA, C_HAND, C_PENALTY, C_KMIN, C_TARGET, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, C_AUTORESET, \
+    C_DEALER = range(11)
+CFG_SIZE = 11
+
+# Per-step outcome flags.
+F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
+
+STATE_DTYPE = np.dtype([
+    ("loc", np.int8, (NUM_CARDS,)),
+    ("face", np.int8, (NUM_CARDS,)),
+    ("acq", np.int32, (NUM_CARDS,)),          # acquisition stamp of hand cards (D4, D5)
+    ("seen", np.uint8, (MAX_PLAYERS, NUM_CARDS)),
+    ("draw", np.int8, (NUM_CARDS,)),          # draw pile, bottom first; top is draw[ndraw - 1]
+    ("disc", np.int8, (NUM_CARDS,)),          # discard pile, bottom first
+    ("ndraw", np.int16),
+    ("ndisc", np.int16),
+    ("nhand", np.int16, (MAX_PLAYERS,)),
+    ("turns", np.int16, (MAX_PLAYERS,)),      # A/B turns completed this round (R15)
+    ("total", np.int32, (MAX_PLAYERS,)),      # game totals (R19)
+    ("points", np.int32, (MAX_PLAYERS,)),     # points of the last finished round (R17, R18)
+    ("deck", np.int8, (NUM_CARDS,)),          # this round's deck as dealt: card ids top first ...
+    ("deck_up", np.int8, (NUM_CARDS,)),       # ... and the side of each facing up (for game records)
+    ("shuffle", np.int8, (NUM_CARDS,)),       # last oya reshuffle, top first (or one to force, see forced)
+    ("shuffle_up", np.int8, (NUM_CARDS,)),
+    ("forced", np.int8),                      # 1: the next oya reshuffle uses `shuffle` (replaying a record)
+    ("shuffles", np.int32),                   # oya reshuffles so far in this episode
+    ("dealer", np.int8),
+    ("active", np.int8),                      # whose turn it is
+    ("cur", np.int8),                         # who decides now
+    ("phase", np.int8),
+    ("knocker", np.int8),                     # -1 while nobody knocked
+    ("triplet", np.int8),                     # the turn's action was a set of exactly 3 (R12)
+    ("drawctx", np.int8),                     # 0: the turn's own draw, 1: a penalty draw
+    ("pen_cur", np.int8),                     # next seat to penalise
+    ("pen_left", np.int8),                    # seats still to penalise
+    ("acq_next", np.int32),
+    ("steps", np.int32),                      # decisions taken this episode (D6)
+    ("round", np.int32),                      # rounds finished this episode
+    ("rng", np.uint64),
+])
+
+_VAL = CARD_VALUES
+_PAIR = PAIR_TO_CARD
+
+
+# ---------------------------------------------------------------- random numbers (per game, splitmix64)
+@njit(cache=True)
+def _rand_u32(s):
+    x = s.rng + np.uint64(0x9E3779B97F4A7C15)
+    s.rng = x
+    z = x
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z >> np.uint64(32)
+
+
+@njit(cache=True)
+def _rand_below(s, n):
+    return np.int64((_rand_u32(s) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def seed_states(states, seeds):
+    """Give each game its own random stream; a game's stream depends on its seed only, not its slot."""
+    for g in range(states.shape[0]):
+        x = np.uint64(seeds[g]) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
+        states[g].rng = x
+        for _ in range(4):
+            _rand_u32(states[g])
+
+
+# ---------------------------------------------------------------- cards moving (with the K rules)
+@njit(cache=True)
+def _front(s, c):
+    return _VAL[c, s.face[c]]
+
+
+@njit(cache=True)
+def _reveal_top(s, n):
+    """K2: the top of the draw pile shows its up side to everyone."""
+    if s.ndraw > 0:
+        c = s.draw[s.ndraw - 1]
+        bit = np.uint8(1 << s.face[c])
+        for q in range(n):
+            s.seen[q, c] |= bit
+
+
+@njit(cache=True)
+def _into_hand(s, c, p, n):
+    """Card c joins p's hand with side face[c] as front. K1: p sees the front, everyone else the back."""
+    s.loc[c] = p
+    s.acq[c] = s.acq_next
+    s.acq_next += 1
+    s.nhand[p] += 1
+    f = s.face[c]
+    for q in range(n):
+        if q == p:
+            s.seen[q, c] |= np.uint8(1 << f)
+        else:
+            s.seen[q, c] |= np.uint8(1 << (1 - f))
+
+
+@njit(cache=True)
+def _discard(s, c, p, n):
+    """R10: c goes front up onto the discard pile; K3: everyone sees that side."""
+    s.loc[c] = LOC_DISCARD
+    s.nhand[p] -= 1
+    s.disc[s.ndisc] = c
+    s.ndisc += 1
+    bit = np.uint8(1 << s.face[c])
+    for q in range(n):
+        s.seen[q, c] |= bit
+
+
+@njit(cache=True)
+def _refill(s, n, oya):
+    """R11: an empty draw pile is replaced by the discard pile at once (kendi: turned over; oya: shuffled)."""
+    if s.ndraw > 0 or s.ndisc == 0:
+        return False
+    m = s.ndisc
+    if oya:
+        if s.forced == 1:
+            # Replaying a record: the arrangement must hold exactly the discard pile's cards.
+            s.forced = 0
+            ok = True
+            for j in range(m):
+                c = s.shuffle[j]
+                if c < 0 or c >= NUM_CARDS or s.loc[c] != LOC_DISCARD:
+                    ok = False
+            cnt = 0
+            for c in range(NUM_CARDS):
+                if s.loc[c] == LOC_DISCARD:
+                    cnt += 1
+            if not ok or cnt != m:
+                return True  # caller reports the error
+        else:
+            for j in range(m):
+                s.shuffle[j] = s.disc[j]
+            for j in range(m - 1, 0, -1):
+                k = _rand_below(s, j + 1)
+                t = s.shuffle[j]
+                s.shuffle[j] = s.shuffle[k]
+                s.shuffle[k] = t
+            for j in range(m):
+                s.shuffle_up[j] = np.int8(_rand_below(s, 2))
+        for j in range(m):
+            c = s.shuffle[j]
+            s.draw[m - 1 - j] = c
+            s.face[c] = s.shuffle_up[j]
+            s.loc[c] = LOC_DRAW
+        s.shuffles += 1
+    else:
+        for j in range(m):
+            c = s.disc[m - 1 - j]
+            s.draw[j] = c
+            s.face[c] = 1 - s.face[c]
+            s.loc[c] = LOC_DRAW
+    s.ndraw = m
+    s.ndisc = 0
+    _reveal_top(s, n)
+    return False
+
+
+@njit(cache=True)
+def _draw(s, p, take_down, n, oya):
+    """R9: p takes the top card, choosing which side becomes the front."""
+    s.ndraw -= 1
+    c = s.draw[s.ndraw]
+    if take_down:
+        s.face[c] = 1 - s.face[c]
+    _into_hand(s, c, p, n)
+    err = _refill(s, n, oya)
+    _reveal_top(s, n)
+    return err
+
+
+@njit(cache=True)
+def _pick(s, p, v):
+    """D4: among p's cards showing v, the one to discard first: highest back known to p (unseen = 5.5),
+    then earliest acquired. Decided only by what p has seen, never by card id."""
+    best = -1
+    best_key = -1.0
+    best_acq = 0
+    for c in range(NUM_CARDS):
+        if s.loc[c] != p or _VAL[c, s.face[c]] != v:
+            continue
+        back = 1 - s.face[c]
+        key = np.float64(_VAL[c, back]) if (s.seen[p, c] >> back) & 1 else 5.5
+        if best < 0 or key > best_key or (key == best_key and s.acq[c] < best_acq):
+            best = c
+            best_key = key
+            best_acq = s.acq[c]
+    return best
+
+
+@njit(cache=True)
+def _only_zeros(s, p):
+    """R14 (an empty hand counts as holding only zeros)."""
+    for c in range(NUM_CARDS):
+        if s.loc[c] == p and _VAL[c, s.face[c]] != 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _has_front_zero(s, p):
+    for c in range(NUM_CARDS):
+        if s.loc[c] == p and _VAL[c, s.face[c]] == 0:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- rounds and games
+@njit(cache=True)
+def _deal(s, cfg, deck, deck_up, use_deck):
+    """R4-R6: a (given or shuffled) deck dealt one card at a time clockwise from the dealer's left."""
+    n = cfg[C_N]
+    if use_deck:
+        for i in range(NUM_CARDS):
+            s.deck[i] = deck[i]
+            s.deck_up[i] = deck_up[i]
+    else:
+        for i in range(NUM_CARDS):
+            s.deck[i] = i
+        for j in range(NUM_CARDS - 1, 0, -1):
+            k = _rand_below(s, j + 1)
+            t = s.deck[j]
+            s.deck[j] = s.deck[k]
+            s.deck[k] = t
+        for i in range(NUM_CARDS):
+            s.deck_up[i] = np.int8(_rand_below(s, 2))
+    s.seen[:, :] = 0
+    s.nhand[:] = 0
+    s.turns[:] = 0
+    for i in range(NUM_CARDS):
+        c = s.deck[i]
+        s.draw[NUM_CARDS - 1 - i] = c
+        s.face[c] = s.deck_up[i]
+        s.loc[c] = LOC_DRAW
+        s.acq[c] = 0
+    s.ndraw = NUM_CARDS
+    s.ndisc = 0
+    s.acq_next = 0
+    for _ in range(cfg[C_HAND]):
+        for j in range(n):
+            p = (s.dealer + 1 + j) % n
+            s.ndraw -= 1
+            c = s.draw[s.ndraw]
+            s.face[c] = 1 - s.face[c]  # the up side becomes the back (R5); D1, K4: nothing else is seen
+            _into_hand(s, c, p, n)
+    _reveal_top(s, n)
+    s.knocker = -1
+    s.triplet = 0
+    s.pen_left = 0
+    s.active = (s.dealer + 1) % n
+    s.cur = s.active
+    s.phase = PH_ACT
+
+
+@njit(cache=True)
+def _start_game(s, cfg, deck, deck_up, use_deck, dealer):
+    s.total[:] = 0
+    s.points[:] = 0
+    s.round = 0
+    s.steps = 0
+    s.shuffles = 0
+    s.forced = 0
+    s.dealer = dealer
+    _deal(s, cfg, deck, deck_up, use_deck)
+
+
+@njit(cache=True)
+def _end_round(s, cfg, rew, flags):
+    """R17, R18 (with D3), R19. Returns True when the episode ends here."""
+    n = cfg[C_N]
+    sums = np.zeros(MAX_PLAYERS, np.int32)
+    for c in range(NUM_CARDS):
+        if s.loc[c] < n:
+            sums[s.loc[c]] += _VAL[c, s.face[c]]
+    low = sums[0]
+    for p in range(1, n):
+        low = min(low, sums[p])
+    n_low = 0
+    for p in range(n):
+        if sums[p] == low:
+            n_low += 1
+    for p in range(n):
+        s.points[p] = 0 if sums[p] == low else sums[p]
+    k = s.knocker
+    if k >= 0 and not (sums[k] == low and n_low == 1):
+        s.points[k] = sums[k] + cfg[C_PENALTY]
+    for p in range(n):
+        s.total[p] += s.points[p]
+        if cfg[C_WIN_REWARD] == 0:
+            rew[p] -= s.points[p]
+    s.round += 1
+    flags[F_ROUND_OVER] = 1
+    over = cfg[C_ROUND_EPISODE] == 1
+    for p in range(n):
+        if s.total[p] > cfg[C_TARGET] or (s.total[p] == cfg[C_TARGET] and cfg[C_OYA] == 0):
+            over = True
+    if over:
+        flags[F_TERMINATED] = 1
+        if cfg[C_WIN_REWARD] == 1:
+            best = s.total[0]
+            for p in range(1, n):
+                best = min(best, s.total[p])
+            for p in range(n):
+                rew[p] += 1.0 if s.total[p] == best else -1.0
+        s.phase = PH_OVER
+        s.cur = -1
+    else:
+        s.dealer = (s.dealer + 1) % n
+        _deal(s, cfg, s.deck, s.deck_up, False)
+    return over
+
+
+@njit(cache=True)
+def _advance(s, todo, cfg, rew, flags):
+    """Run the automatic part of the state machine until someone must decide or the round ends."""
+    n = cfg[C_N]
+    oya = cfg[C_OYA] == 1
+    while True:
+        if todo == T_TURN_DRAW:
+            if s.ndraw == 0:          # D2: nothing to draw, go on as if drawn
+                todo = T_AFTER_TURN_DRAW
+                continue
+            s.phase = PH_DRAW
+            s.cur = s.active
+            s.drawctx = 0
+            return
+        elif todo == T_AFTER_TURN_DRAW:
+            if _only_zeros(s, s.active):      # R14, R13: ends the round, cancels a pending penalty
+                _end_round(s, cfg, rew, flags)
+                return
+            if oya:
+                if s.knocker < 0:             # R15o
+                    s.phase = PH_KNOCK
+                    s.cur = s.active
+                    return
+                todo = T_END_TURN
+            else:
+                todo = T_PENALTY_START if s.triplet == 1 else T_END_TURN
+        elif todo == T_PENALTY_START:         # R12: clockwise from the active player's left
+            s.pen_left = n - 1
+            s.pen_cur = (s.active + 1) % n
+            todo = T_PENALTY_NEXT
+        elif todo == T_PENALTY_NEXT:
+            if s.pen_left == 0:
+                todo = T_TURN_DRAW if oya else T_END_TURN   # R12o: in oya the active player draws now
+                continue
+            p = s.pen_cur
+            s.pen_cur = (p + 1) % n
+            s.pen_left -= 1
+            if _has_front_zero(s, p):
+                s.phase = PH_FLIP
+                s.cur = p
+                return
+            if s.ndraw == 0:          # D2
+                continue
+            s.phase = PH_DRAW
+            s.cur = p
+            s.drawctx = 1
+            return
+        else:  # T_END_TURN, R16
+            nxt = (s.active + 1) % n
+            if s.knocker >= 0 and nxt == s.knocker:
+                _end_round(s, cfg, rew, flags)
+                return
+            s.active = nxt
+            s.cur = nxt
+            s.phase = PH_ACT
+            s.triplet = 0
+            return
+
+
+@njit(cache=True)
+def _apply(s, a, cfg, rew, flags):
+    """Carry out a legal action `a` of the player to move, then advance to the next decision."""
+    n = cfg[C_N]
+    oya = cfg[C_OYA] == 1
+    ph = s.phase
+    p = s.cur
+    todo = T_NONE
+    err = False
+    if ph == PH_ACT:
+        if a < 119:
+            if a < 9:           # A: straight, placed x, x+1, x+2 (R10)
+                for v in range(a, a + 3):
+                    _discard(s, _pick(s, p, v), p, n)
+                s.triplet = 0
+            else:               # B: set of k cards showing v, placed in D4 order
+                v = (a - 9) // 10
+                k = (a - 9) % 10 + 1
+                for _ in range(k):
+                    _discard(s, _pick(s, p, v), p, n)
+                s.triplet = 1 if k == 3 else 0
+            s.turns[p] += 1
+            err = _refill(s, n, oya)
+            _reveal_top(s, n)
+            todo = T_PENALTY_START if (oya and s.triplet == 1) else T_TURN_DRAW
+        elif a == 119:          # K (R15)
+            s.knocker = p
+            todo = T_END_TURN
+        else:                   # P (R16)
+            todo = T_END_TURN
+    elif ph == PH_DRAW:
+        err = _draw(s, p, a == 122, n, oya)
+        todo = T_AFTER_TURN_DRAW if s.drawctx == 0 else T_PENALTY_NEXT
+    elif ph == PH_FLIP:         # R12, D5
+        pick = -1
+        if a == 123:
+            for c in range(NUM_CARDS):
+                if s.loc[c] == p and _VAL[c, s.face[c]] == 0 and not (s.seen[p, c] >> (1 - s.face[c])) & 1:
+                    if pick < 0 or s.acq[c] < s.acq[pick]:
+                        pick = c
+        else:
+            pick = _PAIR[0, a - 123]
+        s.face[pick] = 1 - s.face[pick]
+        for q in range(n):
+            s.seen[q, pick] = 3
+        todo = T_PENALTY_NEXT
+    else:                       # PH_KNOCK (R15o)
+        if a == 119:
+            s.knocker = p
+        todo = T_END_TURN
+    if err:
+        flags[F_ERROR] = 1
+    _advance(s, todo, cfg, rew, flags)
+
+
+@njit(cache=True)
+def _mask(s, cfg, m):
+    """The legal actions of the player to move (spec action table)."""
+    m[:] = 0
+    ph = s.phase
+    p = s.cur
+    if ph == PH_ACT:
+        cnt = np.zeros(11, np.int64)
+        for c in range(NUM_CARDS):
+            if s.loc[c] == p:
+                cnt[_VAL[c, s.face[c]]] += 1
+        for x in range(9):
+            if cnt[x] > 0 and cnt[x + 1] > 0 and cnt[x + 2] > 0:
+                m[x] = 1
+        for v in range(11):
+            for k in range(min(cnt[v], 10)):
+                m[9 + 10 * v + k] = 1
+        if s.knocker >= 0:
+            m[120] = 1
+        elif cfg[C_OYA] == 0:
+            ok = True
+            for q in range(cfg[C_N]):
+                if s.turns[q] < cfg[C_KMIN]:
+                    ok = False
+            if ok:
+                m[119] = 1
+    elif ph == PH_DRAW:
+        m[121] = 1
+        m[122] = 1
+    elif ph == PH_FLIP:
+        for c in range(NUM_CARDS):
+            if s.loc[c] == p and _VAL[c, s.face[c]] == 0:
+                back = 1 - s.face[c]
+                if (s.seen[p, c] >> back) & 1:
+                    m[123 + _VAL[c, back]] = 1
+                else:
+                    m[123] = 1
+    elif ph == PH_KNOCK:
+        m[119] = 1
+        m[120] = 1
+
+
+# ---------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def reset_kernel(states, cfg, games, decks, deck_ups, use_deck, dealers, masks):
+    """Start a new game in each listed slot (with its given deck where use_deck[i])."""
+    for i in range(games.shape[0]):
+        g = games[i]
+        _start_game(states[g], cfg, decks[i], deck_ups[i], use_deck[i] == 1, dealers[i])
+        _mask(states[g], cfg, masks[g])
+
+
+@njit(cache=True)
+def step_kernel(states, actions, cfg, rewards, flags, masks):
+    """One decision in every game (actions already checked legal), then the new masks.
+
+    With autoreset, a game whose episode ended starts a new one with the same configured first dealer.
+    """
+    dummy_deck = np.zeros(NUM_CARDS, np.int8)
+    for g in range(states.shape[0]):
+        s = states[g]
+        rewards[g, :] = 0.0
+        flags[g, :] = 0
+        if s.phase == PH_OVER:
+            continue
+        s.steps += 1
+        _apply(s, actions[g], cfg, rewards[g], flags[g])
+        if flags[g, F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS]:
+            flags[g, F_TRUNCATED] = 1
+            s.phase = PH_OVER
+            s.cur = -1
+        if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
+            _start_game(s, cfg, dummy_deck, dummy_deck, False, cfg[C_DEALER])
+        _mask(s, cfg, masks[g])
+
+
+@njit(cache=True)
+def sample_kernel(masks, rng_states, out):
+    """Uniformly random legal actions, one per game, from per-game random streams."""
+    for g in range(masks.shape[0]):
+        m = masks[g]
+        n_legal = 0
+        for a in range(NUM_ACTIONS):
+            n_legal += m[a]
+        x = rng_states[g] + np.uint64(0x9E3779B97F4A7C15)
+        rng_states[g] = x
+        z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = (z ^ (z >> np.uint64(31))) >> np.uint64(32)
+        k = np.int64((z * np.uint64(max(n_legal, 1))) >> np.uint64(32))
+        out[g] = -1
+        for a in range(NUM_ACTIONS):
+            if m[a]:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
