@@ -4,3 +4,6 @@ from .config import Config
 from .vector import VectorGame
 
 __all__ = ["ACTION_NAMES", "NUM_ACTIONS", "Config", "VectorGame", "action_name"]
+from .aec import env, raw_env
+
+__all__ += ["env", "raw_env"]

@@ -158,17 +158,14 @@ def _refill(s, n, oya):
         if s.forced == 1:
             # Replaying a record: the arrangement must hold exactly the discard pile's cards.
             s.forced = 0
-            ok = True
+            if m < NUM_CARDS and s.shuffle[m] != -1:
+                return True  # more cards than the discard pile holds
+            taken = np.zeros(NUM_CARDS, np.bool_)
             for j in range(m):
                 c = s.shuffle[j]
-                if c < 0 or c >= NUM_CARDS or s.loc[c] != LOC_DISCARD:
-                    ok = False
-            cnt = 0
-            for c in range(NUM_CARDS):
-                if s.loc[c] == LOC_DISCARD:
-                    cnt += 1
-            if not ok or cnt != m:
-                return True  # caller reports the error
+                if c < 0 or s.loc[c] != LOC_DISCARD or taken[c]:
+                    return True  # the caller reports the error
+                taken[c] = True
         else:
             for j in range(m):
                 s.shuffle[j] = s.disc[j]
@@ -562,3 +559,51 @@ def sample_kernel(masks, rng_states, out):
                     out[g] = a
                     break
                 k -= 1
+
+
+@njit(cache=True)
+def redeal_kernel(states, cfg, games, decks, deck_ups, masks):
+    """Replace the current round's deal in the listed games by the given decks (replaying a record)."""
+    for i in range(games.shape[0]):
+        g = games[i]
+        _deal(states[g], cfg, decks[i], deck_ups[i], True)
+        _mask(states[g], cfg, masks[g])
+
+
+def state_dim(n: int) -> int:
+    return NUM_CARDS * (n + 4) + 5 + 5 * n + 1 + 3
+
+
+@njit(cache=True)
+def state_kernel(states, cfg, out):
+    """Perfect-information state (absolute seats): per card id its place, the side facing its holder or
+    up, its pile position; then phase, seats, knock, turns, totals, penalty. For critics and debugging."""
+    n = cfg[C_N]
+    w = n + 4
+    for g in range(states.shape[0]):
+        s = states[g]
+        o = out[g]
+        o[:] = 0.0
+        for c in range(NUM_CARDS):
+            o[c * w + s.loc[c] if s.loc[c] < n else c * w + n + (s.loc[c] - LOC_DRAW)] = 1.0
+            o[c * w + n + 2] = s.face[c]
+        for j in range(s.ndraw):
+            o[s.draw[j] * w + n + 3] = (s.ndraw - j) / 55.0
+        for j in range(s.ndisc):
+            o[s.disc[j] * w + n + 3] = (s.ndisc - j) / 55.0
+        k = NUM_CARDS * w
+        o[k + s.phase] = 1.0
+        k += 5
+        if s.phase != PH_OVER:
+            o[k + s.active] = 1.0
+            o[k + n + s.cur] = 1.0
+        if s.knocker >= 0:
+            o[k + 2 * n + s.knocker] = 1.0
+        for p in range(n):
+            o[k + 3 * n + p] = s.turns[p] / 10.0
+            o[k + 4 * n + p] = s.total[p] / cfg[C_TARGET]
+        k += 5 * n
+        o[k] = s.dealer / 5.0
+        o[k + 1] = s.pen_left / 5.0
+        o[k + 2] = s.triplet
+        o[k + 3] = s.round / 10.0

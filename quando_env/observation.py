@@ -22,6 +22,7 @@ def layout(num_players: int) -> list[tuple[str, int, str]]:
         ("active", n, "one-hot relative seat whose turn it is"),
         ("decider", n, "one-hot relative seat that decides now (a penalised player during a triplet penalty)"),
         ("penalty", 1, "1 while a triplet penalty (R12) is carried out"),
+        ("triplet", 1, "1 if this turn's action was a set of exactly 3 (a penalty follows or is under way)"),
         ("knock_allowed", 1, "1 if knocking is open: kendi R15 condition met and nobody knocked / oya knock decision"),
         ("knocked", 1, "1 in the last round after a knock (R16)"),
         ("knocker", n, "one-hot relative seat of the knocker"),
@@ -63,8 +64,8 @@ def offset_vector(num_players: int) -> np.ndarray:
 
 
 # Section index constants into offset_vector (same order as layout()).
-(O_PHASE, O_TOMOVE, O_ACTIVE, O_DECIDER, O_PENALTY, O_KALLOWED, O_KNOCKED, O_KNOCKER, O_DEALER, O_TURNS, O_TOTALS,
- O_ROUND, O_HANDS, O_OWN, O_OPP, O_DSIZE, O_XSIZE, O_TOP, O_DRAWPILE, O_DISCPILE, O_UNSEEN, O_KNOWN) = range(22)
+(O_PHASE, O_TOMOVE, O_ACTIVE, O_DECIDER, O_PENALTY, O_TRIPLET, O_KALLOWED, O_KNOCKED, O_KNOCKER, O_DEALER, O_TURNS, O_TOTALS,
+ O_ROUND, O_HANDS, O_OWN, O_OPP, O_DSIZE, O_XSIZE, O_TOP, O_DRAWPILE, O_DISCPILE, O_UNSEEN, O_KNOWN) = range(23)
 
 
 @njit(cache=True)
@@ -79,6 +80,7 @@ def _encode(s, p, cfg, off, o):
         o[off[O_DECIDER] + (s.cur - p) % n] = 1.0
         if s.pen_left > 0 or (s.phase == E.PH_FLIP) or (s.phase == E.PH_DRAW and s.drawctx == 1):
             o[off[O_PENALTY]] = 1.0
+        o[off[O_TRIPLET]] = s.triplet
         if s.phase == E.PH_KNOCK:
             o[off[O_KALLOWED]] = 1.0
         elif cfg[E.C_OYA] == 0 and s.knocker < 0:

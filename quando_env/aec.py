@@ -1,0 +1,155 @@
+"""PettingZoo AEC environment: a thin adapter over a VectorGame of one game."""
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import engine as E
+from .cards import NUM_ACTIONS, action_name
+from .record import Recorder
+from .render import render_text
+from .vector import VectorGame
+
+
+def env(**kwargs):
+    """The wrapped environment, as PettingZoo's classic envs: an illegal move ends the game with -1 for
+    the mover (TerminateIllegalWrapper), out-of-range actions assert, and call order is enforced."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    """Quando for 2-6 players. Options: the fields of quando_env.Config plus render_mode.
+
+    reset(seed, options={"deck": 55 [up, down] pairs top first, "dealer": seat}) fixes the first round.
+    Rewards: minus each round's points when it ends (reward="points"), or +1/-1 at game end ("win").
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "quando_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, **config):
+        EzPickle.__init__(self, render_mode=render_mode, **config)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
+                             f"{self.metadata['render_modes']} or None")
+        self.render_mode = render_mode
+        self.game = VectorGame(1, seed=0, autoreset=False, **config)
+        self.config = self.game.config
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_box = spaces.Box(low=0.0, high=np.inf, shape=(self.game.obs_dim,), dtype=np.float32)
+        self.observation_spaces = {a: spaces.Dict({"observation": obs_box,
+                                                   "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
+                                   for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(E.state_dim(n),), dtype=np.float32)
+        self._seats = np.zeros(1, np.int64)
+        self._state_buf = np.zeros((1, E.state_dim(n)), np.float32)
+        self.recorder = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed=None, options=None):
+        options = options or {}  # other keys are ignored, as Gymnasium envs do (PettingZoo's api_test passes one)
+        self.game.reset(seed=seed)
+        if "deck" in options or "dealer" in options:
+            self.game.reset(games=[0], deck=options.get("deck"), dealer=options.get("dealer"))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._update_infos()
+        self.agent_selection = self.possible_agents[int(self.game.current_player[0])]
+        self.recorder = Recorder(self.game, seed=seed)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS or not self.game.legal_action_mask[0, a]:
+            raise ValueError(self.game.illegal_message(0, a).replace("game 0, ", ""))
+        self._cumulative_rewards[agent] = 0.0
+        r = self.game.step(np.array([a]))[0]
+        self.recorder.after_step(a)
+        self.rewards = {ag: float(r[i]) for i, ag in enumerate(self.possible_agents)}
+        self._update_infos()
+        if self.game.game_over[0] or self.game.truncated[0]:
+            done = {ag: True for ag in self.agents}
+            if self.game.game_over[0]:
+                self.terminations = done
+            else:
+                self.truncations = done
+            self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[int(self.game.current_player[0])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _update_infos(self):
+        sums = self.game.hand_sums()[0]
+        for i, ag in enumerate(self.possible_agents):
+            info = {"hand_sum": int(sums[i]), "score": int(self.game.totals[0, i])}
+            if self.game.states[0]["round"] > 0:
+                info["round_points"] = int(self.game.round_points[0, i])
+            self.infos[ag] = info
+
+    # ------------------------------------------------------------------ views
+    def observe(self, agent):
+        i = self._index[agent]
+        self._seats[0] = i
+        obs = self.game.observe(self._seats)[0]
+        mask = self.game.legal_action_mask[0].astype(np.int8) if agent == self.agent_selection \
+            and not (self.terminations.get(agent) or self.truncations.get(agent)) else np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The full perfect-information state (see engine.state_kernel), for centralised critics."""
+        E.state_kernel(self.game.states, self.game._cfg, self._state_buf)
+        return self._state_buf[0].copy()
+
+    def render(self, seat: int | None = None):
+        """Text of the table: by default from the view of the player to move; seat=None gives ...
+        use render_omniscient() for the debugging view with every side shown."""
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if seat is None:
+            cur = int(self.game.current_player[0])
+            seat = cur if cur >= 0 else 0
+        text = render_text(self.game, 0, seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_omniscient(self) -> str:
+        """Every side of every card: for debugging only, never for an agent."""
+        return render_text(self.game, 0, None)
+
+    def game_record(self) -> dict:
+        """The JSON-ready record of the game so far (see quando_env.record)."""
+        return self.recorder.record
+
+    def close(self):
+        pass
+
+    def legal_action_names(self) -> list[str]:
+        return [action_name(a) for a in np.flatnonzero(self.game.legal_action_mask[0])]

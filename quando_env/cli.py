@@ -1,0 +1,44 @@
+"""The `demo` and `replay` commands."""
+import numpy as np
+
+from . import record as rec
+from .aec import raw_env
+from .cards import action_name
+
+
+def demo(args) -> int:
+    """A whole game between uniformly random players, printed round by round; the record is saved."""
+    e = raw_env(num_players=args.players, edition=args.edition)
+    e.reset(seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    print(e.render_omniscient())
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if e.game.round_over[0]:
+            print(f"round {int(e.game.states[0]['round'])} over: points "
+                  f"{[info_['round_points'] for info_ in e.infos.values()]}, totals "
+                  f"{[info_['score'] for info_ in e.infos.values()]}")
+    result = e.game_record()["result"]
+    print(f"game over after {len(e.game_record()['actions'])} decisions: totals {result['totals']}")
+    rec.save(e.game_record(), args.record)
+    print(f"record saved to {args.record}; replay it with: python -m quando_env replay {args.record}")
+    return 0
+
+
+def replay_file(path) -> int:
+    """Print a record turn by turn, checking every action against the rules."""
+    record = rec.load(path)
+    round_no = 1
+    print(f"round {round_no}")
+    for k, seat, a, game in rec.replay(record):
+        print(f"  {k:5d} player_{seat}: {action_name(a)}")
+        if game.round_over[0]:
+            print(f"round {round_no} over: points {game.round_points[0].tolist()}, totals {game.totals[0].tolist()}")
+            round_no += 1
+            if not (game.game_over[0] or game.truncated[0]):
+                print(f"round {round_no}")
+    return 0
