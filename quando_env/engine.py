@@ -607,3 +607,10 @@ def state_kernel(states, cfg, out):
         o[k + 1] = s.pen_left / 5.0
         o[k + 2] = s.triplet
         o[k + 3] = s.round / 10.0
+
+
+@njit(cache=True)
+def mask_kernel(states, cfg, masks):
+    """Recompute every game's legal-action mask (after states were written from outside)."""
+    for g in range(states.shape[0]):
+        _mask(states[g], cfg, masks[g])

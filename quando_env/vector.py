@@ -83,6 +83,16 @@ class VectorGame:
         E.reset_kernel(self.states, self._cfg, idx, decks, ups, use, dealers, self._masks)
         self._flags[idx] = 0
 
+    def load_states(self, states: np.ndarray) -> None:
+        """Replace every game's state by the given records (e.g. sampled worlds, or copies for rollouts)."""
+        states = np.asarray(states)
+        if states.dtype != E.STATE_DTYPE or states.shape != (self.num_games,):
+            raise ValueError(f"states must be {self.num_games} records of engine.STATE_DTYPE, got {states.dtype} "
+                             f"{states.shape}")
+        self.states[:] = states
+        self._flags[:] = 0
+        E.mask_kernel(self.states, self._cfg, self._masks)
+
     # ------------------------------------------------------------------ stepping
     @property
     def legal_action_mask(self) -> np.ndarray:
