@@ -515,6 +515,24 @@ def reset_kernel(states, cfg, games, decks, deck_ups, use_deck, dealers, masks):
 
 
 @njit(cache=True)
+def _step_game(s, a, cfg, rew, flg, mask, dummy_deck):
+    """One decision in one game (the body of step_kernel)."""
+    rew[:] = 0.0
+    flg[:] = 0
+    if s.phase == PH_OVER:
+        return
+    s.steps += 1
+    _apply(s, a, cfg, rew, flg)
+    if flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS]:
+        flg[F_TRUNCATED] = 1
+        s.phase = PH_OVER
+        s.cur = -1
+    if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
+        _start_game(s, cfg, dummy_deck, dummy_deck, False, cfg[C_DEALER])
+    _mask(s, cfg, mask)
+
+
+@njit(cache=True)
 def step_kernel(states, actions, cfg, rewards, flags, masks):
     """One decision in every game (actions already checked legal), then the new masks.
 
@@ -522,43 +540,63 @@ def step_kernel(states, actions, cfg, rewards, flags, masks):
     """
     dummy_deck = np.zeros(NUM_CARDS, np.int8)
     for g in range(states.shape[0]):
-        s = states[g]
-        rewards[g, :] = 0.0
-        flags[g, :] = 0
-        if s.phase == PH_OVER:
-            continue
-        s.steps += 1
-        _apply(s, actions[g], cfg, rewards[g], flags[g])
-        if flags[g, F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS]:
-            flags[g, F_TRUNCATED] = 1
-            s.phase = PH_OVER
-            s.cur = -1
-        if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
-            _start_game(s, cfg, dummy_deck, dummy_deck, False, cfg[C_DEALER])
-        _mask(s, cfg, masks[g])
+        _step_game(states[g], actions[g], cfg, rewards[g], flags[g], masks[g], dummy_deck)
+
+
+@njit(cache=True)
+def step_games_kernel(states, games, actions, cfg, rewards, flags, masks):
+    """step_kernel for the listed slots only (actions[i] is for games[i]); the other games wait."""
+    dummy_deck = np.zeros(NUM_CARDS, np.int8)
+    for i in range(games.shape[0]):
+        g = games[i]
+        _step_game(states[g], actions[i], cfg, rewards[g], flags[g], masks[g], dummy_deck)
+
+
+@njit(cache=True)
+def _sample_one(m, rng_states, g):
+    """A uniformly random legal action of mask m from game g's stream (-1 if none)."""
+    n_legal = 0
+    for a in range(NUM_ACTIONS):
+        n_legal += m[a]
+    x = rng_states[g] + np.uint64(0x9E3779B97F4A7C15)
+    rng_states[g] = x
+    z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = (z ^ (z >> np.uint64(31))) >> np.uint64(32)
+    k = np.int64((z * np.uint64(max(n_legal, 1))) >> np.uint64(32))
+    for a in range(NUM_ACTIONS):
+        if m[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
 
 
 @njit(cache=True)
 def sample_kernel(masks, rng_states, out):
     """Uniformly random legal actions, one per game, from per-game random streams."""
     for g in range(masks.shape[0]):
-        m = masks[g]
-        n_legal = 0
-        for a in range(NUM_ACTIONS):
-            n_legal += m[a]
-        x = rng_states[g] + np.uint64(0x9E3779B97F4A7C15)
-        rng_states[g] = x
-        z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = (z ^ (z >> np.uint64(31))) >> np.uint64(32)
-        k = np.int64((z * np.uint64(max(n_legal, 1))) >> np.uint64(32))
-        out[g] = -1
-        for a in range(NUM_ACTIONS):
-            if m[a]:
-                if k == 0:
-                    out[g] = a
-                    break
-                k -= 1
+        out[g] = _sample_one(masks[g], rng_states, g)
+
+
+@njit(cache=True)
+def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, rng_states):
+    """In each listed game, play sample_kernel's random legal actions while the player to move is marked in
+    auto[g] and the episode goes on: rewards[g] sums the moves' rewards, flags[g] ORs their flags."""
+    dummy_deck = np.zeros(NUM_CARDS, np.int8)
+    rew = np.zeros(rewards.shape[1], np.float32)
+    flg = np.zeros(flags.shape[1], np.uint8)
+    for i in range(games.shape[0]):
+        g = games[i]
+        s = states[g]
+        rewards[g, :] = 0.0
+        flags[g, :] = 0
+        while s.phase != PH_OVER and auto[g, s.cur]:
+            _step_game(s, _sample_one(masks[g], rng_states, g), cfg, rew, flg, masks[g], dummy_deck)
+            rewards[g, :] += rew
+            flags[g, :] |= flg
+            if flg[F_TERMINATED] or flg[F_TRUNCATED]:
+                break
 
 
 @njit(cache=True)

@@ -49,9 +49,7 @@ class VectorGame:
         round. dealer: the first round's dealer (R6), default the configured one.
         """
         b = self.num_games
-        idx = np.arange(b) if games is None else np.asarray(games, np.int64).reshape(-1)
-        if idx.size and (idx.min() < 0 or idx.max() >= b):
-            raise ValueError(f"games={games!r}: slots must be in 0..{b - 1}")
+        idx = np.arange(b) if games is None else self._slots(games)
         if seed is None and games is None:
             seed = _new_seed()
         if seed is not None:
@@ -119,29 +117,47 @@ class VectorGame:
         """(B,) bool: the last step hit max_steps (D6)."""
         return self._flags[:, E.F_TRUNCATED].astype(bool)
 
-    def step(self, actions) -> np.ndarray:
+    def step(self, actions, games=None) -> np.ndarray:
         """Apply one action per game (by its player to move); return (B, n) rewards of this step.
 
         Games already over (without autoreset) ignore their action. Raises ValueError for an illegal
-        action, naming the game, the action and the legal ones.
+        action, naming the game, the action and the legal ones. games: step only these slots (then
+        actions[i] is for games[i], the rewards are (len(games), n) and the other games wait, their flags
+        cleared).
         """
+        idx = None if games is None else self._slots(games)
+        k = self.num_games if idx is None else idx.size
         a = np.asarray(actions)
-        if a.shape != (self.num_games,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_games} integers (one per game), got shape {a.shape} "
+        if a.shape != (k,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be {k} integers (one per game), got shape {a.shape} "
                              f"dtype {a.dtype}")
         a = a.astype(np.int64)
-        live = self.states["phase"] != E.PH_OVER
+        rows = np.arange(self.num_games) if idx is None else idx
+        live = self.states["phase"][rows] != E.PH_OVER
         bad = live & ((a < 0) | (a >= NUM_ACTIONS))
         if not bad.any():
-            bad = live & (self._masks[np.arange(self.num_games), np.clip(a, 0, NUM_ACTIONS - 1)] == 0)
+            bad = live & (self._masks[rows, np.clip(a, 0, NUM_ACTIONS - 1)] == 0)
         if bad.any():
-            g = int(np.flatnonzero(bad)[0])
-            raise ValueError(self.illegal_message(g, int(a[g])))
-        E.step_kernel(self.states, a, self._cfg, self._rewards, self._flags, self._masks)
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(self.illegal_message(int(rows[i]), int(a[i])))
+        if idx is None:
+            E.step_kernel(self.states, a, self._cfg, self._rewards, self._flags, self._masks)
+        else:
+            self._flags[:] = 0
+            E.step_games_kernel(self.states, idx, a, self._cfg, self._rewards, self._flags, self._masks)
+        self._check_replay_error()
+        return self._rewards.copy() if idx is None else self._rewards[idx]
+
+    def _check_replay_error(self) -> None:
         if self._flags[:, E.F_ERROR].any():
             g = int(np.flatnonzero(self._flags[:, E.F_ERROR])[0])
             raise ValueError(f"game {g}: the forced reshuffle does not hold exactly the discard pile's cards")
-        return self._rewards.copy()
+
+    def _slots(self, games) -> np.ndarray:
+        idx = np.asarray(games, np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
+            raise ValueError(f"games={games!r}: slots must be in 0..{self.num_games - 1}")
+        return idx
 
     def illegal_message(self, g: int, action: int) -> str:
         legal = np.flatnonzero(self._masks[g])
@@ -152,23 +168,51 @@ class VectorGame:
         names = ", ".join(f"{x} ({action_name(x)})" for x in legal)
         return f"game {g}, player {int(self.states[g]['cur'])} to move: {what}; legal: {names or 'none (over)'}"
 
-    def sample_actions(self) -> np.ndarray:
-        """(B,) uniformly random legal actions from per-game streams (-1 where a game is over)."""
-        out = np.empty(self.num_games, np.int64)
-        E.sample_kernel(self._masks, self._action_rng, out)
+    def sample_actions(self, games=None) -> np.ndarray:
+        """(B,) uniformly random legal actions from per-game streams (-1 where a game is over).
+
+        games: only these slots (one action each); the other games' streams do not move."""
+        if games is None:
+            out = np.empty(self.num_games, np.int64)
+            E.sample_kernel(self._masks, self._action_rng, out)
+            return out
+        idx = self._slots(games)
+        out = np.empty(idx.size, np.int64)
+        rng = self._action_rng[idx]
+        E.sample_kernel(self._masks[idx], rng, out)
+        self._action_rng[idx] = rng
         return out
 
+    def play_random(self, games, auto) -> np.ndarray:
+        """In the listed games, play sample_actions' random legal moves (the same per-game streams) while the
+        player to move is marked in auto (B, n) bool and the episode goes on: one call for what a loop of
+        sample_actions/step would do. Returns the (len(games), n) rewards summed over those moves; the flags
+        (round_over, game_over, truncated) tell what happened during them."""
+        idx = self._slots(games)
+        auto = np.ascontiguousarray(auto, bool)
+        if auto.shape != (self.num_games, self.num_players):
+            raise ValueError(f"auto must be a ({self.num_games}, {self.num_players}) bool array, got {auto.shape}")
+        self._flags[:] = 0
+        E.play_random_kernel(self.states, idx, auto, self._cfg, self._rewards, self._flags, self._masks,
+                             self._action_rng)
+        self._check_replay_error()
+        return self._rewards[idx]
+
     # ------------------------------------------------------------------ views
-    def observe(self, players=None) -> np.ndarray:
-        """(B, obs_dim) float32 observations of the player to move (or of the given seat per game)."""
+    def observe(self, players=None, games=None) -> np.ndarray:
+        """(B, obs_dim) float32 observations of the player to move (or of the given seat per game).
+
+        games: only these slots (players, if given, then has one seat per listed game)."""
+        states = self.states if games is None else self.states[self._slots(games)]
+        b = states.shape[0]
         if players is None:
-            p = np.full(self.num_games, -1, np.int64)
+            p = np.full(b, -1, np.int64)
         else:
-            p = np.broadcast_to(np.asarray(players, np.int64), (self.num_games,)).copy()
+            p = np.broadcast_to(np.asarray(players, np.int64), (b,)).copy()
             if (p < 0).any() or (p >= self.num_players).any():
                 raise ValueError(f"players must be seats 0..{self.num_players - 1}")
-        out = np.empty((self.num_games, self.obs_dim), np.float32)
-        encode_kernel(self.states, p, self._cfg, self._off, out)
+        out = np.empty((b, self.obs_dim), np.float32)
+        encode_kernel(states, p, self._cfg, self._off, out)
         return out
 
     def hands(self, g: int) -> list[list[tuple[int, int]]]:
@@ -189,13 +233,16 @@ class VectorGame:
                     for c in arr[:k][::-1]]
         return pile(s["draw"], s["ndraw"]), pile(s["disc"], s["ndisc"])
 
-    def hand_sums(self) -> np.ndarray:
-        """(B, n) sum of fronts per seat (R17)."""
-        s = self.states
-        fronts = CARD_VALUES[np.arange(NUM_CARDS)[None, :], s["face"].astype(np.int64)]
-        sums = np.zeros((self.num_games, self.num_players), np.int64)
+    def hand_sums(self, games=None) -> np.ndarray:
+        """(B, n) sum of fronts per seat (R17); games: only these slots."""
+        face, loc = self.states["face"], self.states["loc"]
+        if games is not None:
+            idx = self._slots(games)
+            face, loc = face[idx], loc[idx]
+        fronts = CARD_VALUES[np.arange(NUM_CARDS)[None, :], face.astype(np.int64)]
+        sums = np.zeros((loc.shape[0], self.num_players), np.int64)
         for p in range(self.num_players):
-            sums[:, p] = np.where(s["loc"] == p, fronts, 0).sum(axis=1)
+            sums[:, p] = np.where(loc == p, fronts, 0).sum(axis=1)
         return sums
 
     @property
