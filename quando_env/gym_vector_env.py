@@ -1,0 +1,110 @@
+"""QuandoVectorEnv: `gymnasium.make_vec("Quando-v0", num_envs=N)`, N games in one batched engine."""
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .cards import NUM_ACTIONS
+from .gym_env import info_dicts, observation_space
+from .single_agent import LearnerGames
+
+
+class QuandoVectorEnv(VectorEnv):
+    """N games of Quando-v0 stepped together (same options as QuandoEnv, plus num_envs and autoreset_mode).
+
+    Env i reset with seed s plays the game of Quando-v0 reset with seed s + i. Autoreset follows Gymnasium
+    (metadata["autoreset_mode"]): NEXT_STEP (default: the step after an episode's end returns the new
+    episode's first observation, reward 0, and ignores that env's action), SAME_STEP (the new episode starts
+    in the same step; info["final_obs"], info["final_info"] hold the end) or DISABLED (reset ended envs
+    with reset(options={"reset_mask": mask})). Infos are Gymnasium's dict of arrays: action_mask (int8),
+    seat, hand_sum, score, round_points (masked by "_round_points" until a round ended).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, opponents="random", seat="random", illegal_action: str = "raise",
+                 autoreset_mode=AutoresetMode.NEXT_STEP, **rules):
+        self.core = LearnerGames(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, **rules)
+        self.config = self.core.config
+        self.num_envs = self.core.num_games
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        self.single_observation_space = observation_space(self.core.obs_dim)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._ended = np.zeros(self.num_envs, bool)
+
+    def reset(self, *, seed=None, options: dict | None = None):
+        """seed: None (each env goes on with its own streams), an int (env i gets seed + i) or one per env
+        (None entries go on). options["reset_mask"]: reset only these envs."""
+        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
+        mask = (options or {}).get("reset_mask")
+        if mask is None:
+            mask = np.ones(self.num_envs, bool)
+        elif not isinstance(mask, np.ndarray) or mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
+        if isinstance(seed, (int, np.integer)):
+            seed = [seed + i for i in range(self.num_envs)]
+        elif seed is None:
+            seed = [None] * self.num_envs
+        elif len(seed) != self.num_envs:
+            raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs: give one per env")
+        with_seed = np.array([s is not None for s in seed]) & mask
+        if with_seed.any():
+            idx = np.flatnonzero(with_seed)
+            self.core.reset(seed=[seed[i] for i in idx], games=idx)
+        if (mask & ~with_seed).any():
+            self.core.reset(games=np.flatnonzero(mask & ~with_seed))
+        self._ended[mask] = False
+        return self.core.observe(), self._infos()
+
+    def step(self, actions):
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
+        n = self.num_envs
+        rewards = np.zeros(n, np.float64)
+        terminated = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        final = {}
+        if self.autoreset_mode == AutoresetMode.DISABLED and self._ended.any():
+            raise ValueError(f"envs {np.flatnonzero(self._ended).tolist()} ended: reset them with "
+                             "reset(options={'reset_mask': mask}) before stepping (autoreset_mode=DISABLED)")
+        step = ~self._ended
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP and self._ended.any():
+            self.core.reset(games=np.flatnonzero(self._ended))
+        idx = np.flatnonzero(step)
+        if idx.size:
+            rewards[idx], terminated[idx], truncated[idx] = self.core.step(a[idx], games=idx)
+        self._ended = terminated | truncated
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and self._ended.any():
+            done = np.flatnonzero(self._ended)
+            for i, obs, info in zip(done, self.core.observe(games=done), info_dicts(self.core, done)):
+                final = self._add_info(final, {"final_obs": obs, "final_info": info}, int(i))
+            self.core.reset(games=done)
+            self._ended[:] = False
+        return self.core.observe(), rewards, terminated, truncated, {**self._infos(), **final}
+
+    def _infos(self) -> dict:
+        arrays = self.core.info_arrays()
+        every = np.ones(self.num_envs, bool)
+        infos = {"action_mask": self.core.action_masks().astype(np.int8), "_action_mask": every}
+        for key in ("seat", "hand_sum", "score"):
+            infos[key] = arrays[key]
+            infos["_" + key] = every.copy()
+        if (arrays["rounds"] > 0).any():      # present where a round of the episode ended, as SyncVectorEnv does
+            infos["round_points"] = arrays["round_points"]
+            infos["_round_points"] = arrays["rounds"] > 0
+        if self.core.illegal_action == "random":
+            infos["illegal_action"] = self.core.replaced.copy()
+            infos["_illegal_action"] = every.copy()
+        return infos
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 134) bool: each env's legal actions now."""
+        return self.core.action_masks()
+
+    def set_opponents(self, opponents) -> None:
+        """A new opponent (pool) for each env's next episode, e.g. for self-play."""
+        self.core.set_opponents(opponents)

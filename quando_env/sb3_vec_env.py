@@ -1,0 +1,116 @@
+"""QuandoVecEnv: a Stable-Baselines3 VecEnv of Quando-v0 games over one batched engine (needs the
+`train` extra: stable-baselines3). Build it with quando_env.make_vec_env."""
+import time
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from .cards import NUM_ACTIONS
+from .gym_env import info_dicts, observation_space
+from .single_agent import LearnerGames
+
+
+class QuandoVecEnv(VecEnv):
+    """num_envs games of Quando-v0 (same options), stepped by one engine call per decision.
+
+    SB3 conventions: `seed(s)` makes env i's next reset use s + i (the game Quando-v0 reset with s + i
+    plays); an ended episode is reset inside step_wait, its last observation in info["terminal_observation"]
+    and info["TimeLimit.truncated"] telling a max_steps truncation. Each ended episode's info also has
+    Monitor-style "episode" statistics (r, l, t) and the learner's seat, hand_sum, score and round_points;
+    the other steps' infos are empty (building 1000 dicts per step would cost more than the game).
+    `env_method("action_masks")` returns each env's legal actions, as MaskablePPO expects.
+    """
+
+    def __init__(self, num_envs: int = 1, opponents="random", seat="random", illegal_action: str = "raise",
+                 **rules):
+        self.core = LearnerGames(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, **rules)
+        self.config = self.core.config
+        self.render_mode = None
+        super().__init__(self.core.num_games, observation_space(self.core.obs_dim), spaces.Discrete(NUM_ACTIONS))
+        self._actions = None
+        self._returns = np.zeros(self.num_envs, np.float64)
+        self._lengths = np.zeros(self.num_envs, np.int64)
+        self._t0 = time.time()
+
+    # ------------------------------------------------------------------ VecEnv API
+    def reset(self):
+        with_seed = np.array([s is not None for s in self._seeds])
+        if with_seed.any():
+            idx = np.flatnonzero(with_seed)
+            self.core.reset(seed=[self._seeds[i] for i in idx], games=idx)
+        if not with_seed.all():
+            self.core.reset(games=np.flatnonzero(~with_seed))
+        self._reset_seeds()
+        self._reset_options()
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        self.reset_infos = info_dicts(self.core)
+        return self.core.observe()
+
+    def step_async(self, actions) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def step_wait(self):
+        rewards, terminated, truncated = self.core.step(self._actions)
+        self._returns += rewards
+        self._lengths += 1
+        done = terminated | truncated
+        infos = [{} for _ in range(self.num_envs)]
+        if done.any():
+            idx = np.flatnonzero(done)
+            now = round(time.time() - self._t0, 6)
+            for i, obs, info in zip(idx.tolist(), self.core.observe(games=idx), info_dicts(self.core, idx)):
+                del info["action_mask"]
+                info["terminal_observation"] = obs
+                info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+                info["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": now}
+                infos[i] = info
+            self.core.reset(games=idx)
+            self._returns[idx] = 0.0
+            self._lengths[idx] = 0
+            for i, info in zip(idx.tolist(), info_dicts(self.core, idx)):
+                self.reset_infos[i] = info
+        return self.core.observe(), rewards.astype(np.float32), done, infos
+
+    def close(self) -> None:
+        pass
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 134) bool: each env's legal actions now."""
+        return self.core.action_masks()
+
+    def set_opponents(self, opponents) -> None:
+        """A new opponent (pool) for each env's next episode, e.g. for self-play."""
+        self.core.set_opponents(opponents)
+
+    # The envs are rows of one engine: per-env attributes are this object's, per-env methods act on all.
+    def _index_list(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [int(indices)] if isinstance(indices, (int, np.integer)) else [int(i) for i in indices]
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        idx = self._index_list(indices)
+        if attr_name == "seat":
+            return self.core.seat[idx].tolist()
+        value = getattr(self, attr_name)
+        return [value for _ in idx]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        if indices is not None and self._index_list(indices) != self._index_list(None):
+            raise ValueError(f"set_attr({attr_name!r}) acts on all envs at once (they share one engine)")
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        idx = self._index_list(indices)
+        if method_name == "action_masks":
+            return list(self.core.action_masks(idx))
+        if idx != self._index_list(None):
+            raise ValueError(f"env_method({method_name!r}) acts on all envs at once (they share one engine); "
+                             "only action_masks takes indices")
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._index_list(indices)]

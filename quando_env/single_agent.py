@@ -1,0 +1,235 @@
+"""LearnerGames: a batch of Quando games played by one learner seat against opponents.
+
+The one driver under the three training adapters (gym_env.QuandoEnv, gym_vector_env.QuandoVectorEnv and
+sb3_vec_env.QuandoVecEnv). Each game waits at a decision of the learner's seat: `step` applies the learner's
+actions, then plays the other seats (one batched opponent call per decision and opponent, for all games
+waiting on it) until every game is back at a learner decision or its episode ended. The learner's rewards
+of all those moves are summed into the step's reward, so the learner never sees an opponent's decision.
+
+Game i of a batch seeded s plays exactly what a batch of one seeded s + i plays: the deal, the random
+opponents' moves, the learner's seat and the opponents drawn from a pool all come from per-game streams.
+"""
+import numpy as np
+
+from .cards import NUM_ACTIONS
+from .opponents import RANDOM, checked_actions, resolve
+from .vector import VectorGame, _new_seed
+
+SEATS = "random"
+ILLEGAL = ("raise", "random")
+_GOLDEN = 0x9E3779B97F4A7C15
+_SEAT_MIX = np.uint64(0xD1B54A32D192ED03)
+_MAX_RESTARTS = 1000
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's output function on a uint64 array (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+class LearnerGames:
+    """`num_games` games in which the learner plays `seat` (a seat, or "random": drawn per episode) and the
+    other seats are played by `opponents` (see quando_env.opponents). rules: the fields of quando_env.Config.
+
+    illegal_action: "raise" (a ValueError naming the legal actions, nothing applied) or "random" (replaced
+    by a uniformly random legal action from the game's stream; `replaced` tells which games).
+    """
+
+    def __init__(self, num_games: int = 1, opponents="random", seat="random", illegal_action: str = "raise",
+                 seed: int | None = None, **rules):
+        self.game = VectorGame(num_games, seed=0, autoreset=False, **rules)
+        self.config = self.game.config
+        self.num_games = b = self.game.num_games
+        self.num_players = n = self.game.num_players
+        self.obs_dim = self.game.obs_dim
+        if not (seat == SEATS or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
+                                  and 0 <= seat < n)):
+            raise ValueError(f"seat={seat!r} is not allowed: a seat 0..{n - 1} or {SEATS!r} (drawn per episode)")
+        if illegal_action not in ILLEGAL:
+            raise ValueError(f"illegal_action={illegal_action!r} is not allowed: choose one of {ILLEGAL}")
+        self.seat_rule = seat
+        self.illegal_action = illegal_action
+        self.seat = np.zeros(b, np.int64)                # the learner's seat in each game's episode
+        self.terminated = np.zeros(b, bool)              # the episode ended by the rules ...
+        self.truncated = np.zeros(b, bool)               # ... or by max_steps (D6), since its reset
+        self.replaced = np.zeros(b, bool)                # the last step's learner action was illegal, replaced
+        self.pending = np.zeros(b, np.float64)           # learner reward not yet handed out
+        self._rng = np.zeros(b, np.uint64)               # per-game stream for seats and pool draws
+        self._opp = np.full((b, n), -1, np.int64)        # registry id of the opponent in each seat
+        self._auto = np.zeros((b, n), bool)              # seats played by "random" (inside the engine)
+        self._registry: dict[int, object] = {}         # opponent objects by id (ids are never reused)
+        self._next_id = 0
+        self._pool = np.zeros(0, np.int64)
+        self._draw_step = np.uint64(_GOLDEN * (n + 1) % 2**64)
+        self._draw_offsets = np.array([_GOLDEN * j % 2**64 for j in range(1, n + 2)], np.uint64)
+        self.set_opponents(opponents)
+        self.reset(seed=_new_seed() if seed is None else seed)
+
+    # ------------------------------------------------------------------ opponents
+    def set_opponents(self, opponents) -> None:
+        """Replace the opponent pool; episodes under way keep their opponents, the next ones draw from it."""
+        pool = resolve(opponents)
+        ids = []
+        for x in pool:
+            k = next((k for k, v in self._registry.items() if v is x), None)
+            if k is None:
+                k = self._next_id
+                self._next_id += 1
+                self._registry[k] = x
+            ids.append(k)
+        self._pool = np.array(ids, np.int64)
+        self._random_id = next((k for k, v in self._registry.items() if v is RANDOM), -2)
+        self._prune()
+
+    @property
+    def opponents(self) -> list:
+        return [self._registry[k] for k in self._pool]
+
+    def _prune(self) -> None:
+        keep = set(self._pool.tolist()) | set(np.unique(self._opp).tolist())
+        for k in [k for k in self._registry if k not in keep]:
+            del self._registry[k]
+
+    def _draw_seats(self, idx: np.ndarray) -> None:
+        """A new episode's learner seat and opponents, from each game's own stream (n + 1 draws each)."""
+        n = self.num_players
+        self._rng[idx] += self._draw_step
+        u = _mix(self._rng[idx][:, None] + self._draw_offsets[None, :]) >> np.uint64(32)
+
+        def below(x, m):
+            return ((x * np.uint64(m)) >> np.uint64(32)).astype(np.int64)
+
+        seat = below(u[:, 0], n) if self.seat_rule == SEATS else np.full(idx.size, self.seat_rule, np.int64)
+        opp = self._pool[below(u[:, 1:], self._pool.size)]
+        opp[np.arange(idx.size), seat] = -1
+        self.seat[idx] = seat
+        self._opp[idx] = opp
+        self._auto[idx] = opp == self._random_id
+        if len(self._registry) > self._pool.size:
+            self._prune()
+
+    def _agent_actions(self, games: np.ndarray) -> np.ndarray:
+        """One batched act() per opponent object, for all listed games where it is to move."""
+        who = self._opp[games, self.game.current_player[games]]
+        out = np.empty(games.size, np.int64)
+        keys = np.unique(who)
+        for k in keys:
+            sel = slice(None) if keys.size == 1 else who == k
+            g = games[sel]
+            opp = self._registry[int(k)]
+            obs = self.game.observe(games=g)
+            out[sel] = checked_actions(opp, opp.act(obs, self.game.legal_action_mask[g]), g.size)
+        return out
+
+    # ------------------------------------------------------------------ episodes
+    def _slots(self, games) -> np.ndarray:
+        return np.arange(self.num_games) if games is None else self.game._slots(games)
+
+    def reset(self, seed=None, games=None) -> None:
+        """Start new episodes and play the opponents up to the learner's first decision.
+
+        seed: an int (game i of the listed ones gets seed + i), one seed per listed game, or None (each game
+        goes on with its own random streams). games: the slots to reset (default all).
+        """
+        idx = self._slots(games)
+        if seed is None:
+            self.game.reset(games=idx)
+        else:
+            seeds = (int(seed) + np.arange(idx.size, dtype=np.int64) if np.ndim(seed) == 0
+                     else np.asarray(seed, np.int64).reshape(-1))
+            self.game.reset(seed=seeds, games=idx)
+            self._rng[idx] = _mix(seeds.astype(np.uint64) ^ _SEAT_MIX)
+        self._start(idx)
+
+    def _start(self, idx: np.ndarray) -> None:
+        for _ in range(_MAX_RESTARTS):
+            self._draw_seats(idx)
+            self.pending[idx] = 0.0
+            self.terminated[idx] = False
+            self.truncated[idx] = False
+            self.replaced[idx] = False
+            self._advance(idx)
+            # An episode that ended before the learner's first decision gives it nothing to learn: replay.
+            idx = idx[self.game.current_player[idx] < 0]
+            if idx.size == 0:
+                return
+            self.game.reset(games=idx)
+        raise RuntimeError(f"games {idx.tolist()} ended {_MAX_RESTARTS} episodes in a row before the learner's "
+                           "first decision: check max_steps and the rules options")
+
+    def _collect(self, rewards: np.ndarray, games: np.ndarray) -> None:
+        """The learner's share of the listed games' rewards and episode ends (from the last engine call)."""
+        self.pending[games] += rewards[np.arange(games.size), self.seat[games]]
+        self.terminated[games] |= self.game.game_over[games]
+        self.truncated[games] |= self.game.truncated[games]
+
+    def _advance(self, games: np.ndarray) -> None:
+        """Play the opponents until each listed game waits for the learner or its episode ended: the
+        "random" seats inside the engine (VectorGame.play_random), the others by batched act() calls."""
+        while games.size:
+            if self._auto.any():
+                self._collect(self.game.play_random(games, self._auto), games)
+            cur = self.game.current_player[games]
+            games = games[(cur >= 0) & (cur != self.seat[games])]
+            if games.size == 0:
+                return
+            actions = self._agent_actions(games)
+            try:
+                rewards = self.game.step(actions, games=games)
+            except ValueError as e:
+                raise ValueError(f"an opponent chose an illegal action: {e}") from None
+            self._collect(rewards, games)
+
+    def step(self, actions, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The learner's actions in the listed games (default all), then the opponents' moves up to its next
+        decisions. Returns the learner's (rewards, terminated, truncated) of those games. Games whose
+        episode is over ignore their action and report their end again, with no reward."""
+        idx = self._slots(games)
+        a = np.asarray(actions)
+        if a.shape != (idx.size,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
+                             f"dtype {a.dtype}")
+        a = a.astype(np.int64)
+        live = self.game.current_player[idx] >= 0
+        ok = (a >= 0) & (a < NUM_ACTIONS)
+        ok[ok] = self.game.legal_action_mask[idx[ok], a[ok]]
+        bad = live & ~ok
+        self.replaced[idx] = bad
+        if bad.any():
+            if self.illegal_action == "raise":
+                i = int(np.flatnonzero(bad)[0])
+                msg = self.game.illegal_message(int(idx[i]), int(a[i]))
+                raise ValueError(msg.removeprefix("game 0, ") if self.num_games == 1 else msg)
+            a[bad] = self.game.sample_actions(games=idx[bad])
+        self._collect(self.game.step(a, games=idx), idx)
+        self._advance(idx)
+        rewards = self.pending[idx]
+        self.pending[idx] = 0.0
+        return rewards, self.terminated[idx], self.truncated[idx]
+
+    # ------------------------------------------------------------------ views
+    def observe(self, games=None) -> np.ndarray:
+        """(k, obs_dim) float32: each listed game from its learner's seat (default all games)."""
+        if games is None:
+            return self.game.observe(players=self.seat)
+        idx = self._slots(games)
+        return self.game.observe(players=self.seat[idx], games=idx)
+
+    def action_masks(self, games=None) -> np.ndarray:
+        """(k, 134) bool: the learner's legal actions (all False where the episode is over)."""
+        m = self.game.legal_action_mask
+        return m.copy() if games is None else m[self._slots(games)]
+
+    def info_arrays(self, games=None) -> dict[str, np.ndarray]:
+        """The learner's facts per listed game, as the AEC env's infos: seat, hand_sum, score and
+        round_points (the last finished round's, valid where `rounds` > 0)."""
+        idx = self._slots(games)
+        seat = self.seat[idx]
+        rows = np.arange(idx.size)
+        return {"seat": seat,
+                "hand_sum": self.game.hand_sums(idx)[rows, seat],
+                "score": self.game.totals[idx][rows, seat],
+                "round_points": self.game.round_points[idx][rows, seat],
+                "rounds": self.game.states["round"][idx].astype(np.int64)}
