@@ -1,0 +1,81 @@
+"""Learner steps per second of the training environments, against SB3's DummyVecEnv over single envs.
+
+    python benchmarks/bench_training_envs.py [--seconds 3] [--players 4]
+
+Every row plays random legal learner actions against "random" opponents (4 players, whole games) and times
+only the environment: the step call and the action-mask query an algorithm like MaskablePPO makes each step.
+The ratio column compares each row with DummyVecEnv over 256 `Quando-v0` envs measured in the same run.
+"""
+import argparse
+import time
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+import quando_env
+
+
+def random_legal(rng, masks):
+    """A uniformly random legal action per row (computed outside the timed part)."""
+    return np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
+
+
+def time_sb3(venv, seconds, seed=0):
+    """Learner steps/s of an SB3 VecEnv: masks via env_method("action_masks"), then step."""
+    rng = np.random.default_rng(seed)
+    venv.seed(seed)
+    venv.reset()
+    spent, steps, wall = 0.0, 0, time.perf_counter()
+    while time.perf_counter() - wall < seconds or steps < 3:
+        t = time.perf_counter()
+        masks = np.stack(venv.env_method("action_masks"))
+        spent += time.perf_counter() - t
+        actions = random_legal(rng, masks)
+        t = time.perf_counter()
+        venv.step(actions)
+        spent += time.perf_counter() - t
+        steps += 1
+    return steps * venv.num_envs / spent
+
+
+def time_gym_vector(envs, seconds, seed=0):
+    """Learner steps/s of a Gymnasium VectorEnv: masks from info["action_mask"]."""
+    rng = np.random.default_rng(seed)
+    _, info = envs.reset(seed=seed)
+    spent, steps, wall = 0.0, 0, time.perf_counter()
+    while time.perf_counter() - wall < seconds or steps < 3:
+        actions = random_legal(rng, info["action_mask"].astype(bool))
+        t = time.perf_counter()
+        _, _, _, _, info = envs.step(actions)
+        spent += time.perf_counter() - t
+        steps += 1
+    return steps * envs.num_envs / spent
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
+    ap.add_argument("--players", type=int, default=4)
+    args = ap.parse_args()
+    rules = {"num_players": args.players}
+    quando_env.make_vec_env(2, **rules).reset()    # compile the numba kernels before timing anything
+
+    rows = []
+    baseline = time_sb3(DummyVecEnv([lambda: gym.make("Quando-v0", **rules) for _ in range(256)]), args.seconds)
+    rows.append(("SB3 DummyVecEnv over Quando-v0 (baseline)", 256, baseline))
+    for n in (256, 1024):
+        rows.append(("quando_env.make_vec_env (SB3 VecEnv)", n,
+                     time_sb3(quando_env.make_vec_env(n, **rules), args.seconds)))
+    rows.append(('gymnasium.make_vec("Quando-v0")', 1024,
+                 time_gym_vector(gym.make_vec("Quando-v0", num_envs=1024, **rules), args.seconds)))
+
+    print(f"{args.players} players, random opponents, whole games; {args.seconds:g} s per row\n")
+    print(f"| {'environment':44} | {'games':>5} | {'learner steps/s':>15} | {'vs DummyVecEnv':>14} |")
+    print(f"|{'-' * 46}|{'-' * 7}:|{'-' * 17}:|{'-' * 16}:|")
+    for name, n, rate in rows:
+        print(f"| {name:44} | {n:5d} | {rate:15,.0f} | {rate / baseline:13.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
