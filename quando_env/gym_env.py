@@ -20,15 +20,14 @@ def info_dicts(core: LearnerGames, games=None) -> list[dict]:
     round_points (once a round of the episode is over) and, with illegal_action="random", illegal_action."""
     arrays = {k: v.tolist() for k, v in core.info_arrays(games).items()}
     masks = core.action_masks(games).astype(np.int8)
-    replaced = core.replaced[core._slots(games)].tolist() if core.illegal_action == "random" else None
     out = []
     for i in range(masks.shape[0]):
         info = {"action_mask": masks[i], "seat": arrays["seat"][i], "hand_sum": arrays["hand_sum"][i],
                 "score": arrays["score"][i]}
         if arrays["rounds"][i] > 0:
             info["round_points"] = arrays["round_points"][i]
-        if replaced is not None:
-            info["illegal_action"] = replaced[i]
+        if core.illegal_action == "random":
+            info["illegal_action"] = arrays["replaced"][i]
         out.append(info)
     return out
 

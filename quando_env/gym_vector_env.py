@@ -97,7 +97,7 @@ class QuandoVectorEnv(VectorEnv):
             infos["round_points"] = arrays["round_points"]
             infos["_round_points"] = arrays["rounds"] > 0
         if self.core.illegal_action == "random":
-            infos["illegal_action"] = self.core.replaced.copy()
+            infos["illegal_action"] = arrays["replaced"]
             infos["_illegal_action"] = every.copy()
         return infos
 

@@ -224,7 +224,7 @@ class LearnerGames:
 
     def info_arrays(self, games=None) -> dict[str, np.ndarray]:
         """The learner's facts per listed game, as the AEC env's infos: seat, hand_sum, score and
-        round_points (the last finished round's, valid where `rounds` > 0)."""
+        round_points (the last finished round's, valid where `rounds` > 0); and `replaced`."""
         idx = self._slots(games)
         seat = self.seat[idx]
         rows = np.arange(idx.size)
@@ -232,4 +232,5 @@ class LearnerGames:
                 "hand_sum": self.game.hand_sums(idx)[rows, seat],
                 "score": self.game.totals[idx][rows, seat],
                 "round_points": self.game.round_points[idx][rows, seat],
-                "rounds": self.game.states["round"][idx].astype(np.int64)}
+                "rounds": self.game.states["round"][idx].astype(np.int64),
+                "replaced": self.replaced[idx]}

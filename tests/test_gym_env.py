@@ -294,3 +294,15 @@ def test_render_ansi_shows_the_table_from_the_learners_seat():
     env.reset(seed=0)
     text = env.render()
     assert "view of player_2" in text and "player_2 (you)" in text
+
+
+def test_episodes_ending_before_the_learners_first_decision_are_replayed():
+    # One card per hand: an opponent's first discard and draw can end the round (R14) before seat 3 plays.
+    env = QuandoEnv(hand_size=1, episode="round", seat=3)
+    env.reset(seed=0)
+    for _ in range(30):
+        observations, rewards, infos, term, trunc = play_episode(env)
+        assert len(rewards) >= 1 and section(observations[0], "to_move")[0] == 1.0
+    # With max_steps=1 the seat-0 opponent's first move always truncates: a clear error, not a hang.
+    with pytest.raises(RuntimeError, match="before the learner's first decision"):
+        QuandoEnv(max_steps=1, seat=3)
