@@ -7,6 +7,7 @@ from pettingzoo.utils import wrappers
 
 from . import engine as E
 from .cards import NUM_ACTIONS, action_name
+from .observation import encode_kernel
 from .record import Recorder
 from .render import render_text
 from .vector import VectorGame
@@ -51,8 +52,14 @@ class raw_env(AECEnv, EzPickle):
                                    for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(E.state_dim(n),), dtype=np.float32)
-        self._seats = np.zeros(1, np.int64)
+        # Preallocated buffers: the adapter calls the engine's kernels directly on its one game.
+        g = self.game
+        self._seat = np.zeros(1, np.int64)
+        self._action = np.zeros(1, np.int64)
+        self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
+        self._info_buf = np.zeros((1, 3, n), np.int32)
         self._state_buf = np.zeros((1, E.state_dim(n)), np.float32)
+        self._mask = g.legal_action_mask[0]
         self.recorder = None
 
     def observation_space(self, agent):
@@ -82,42 +89,50 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         a = int(action)
-        if not 0 <= a < NUM_ACTIONS or not self.game.legal_action_mask[0, a]:
+        if not 0 <= a < NUM_ACTIONS or not self._mask[a]:
             raise ValueError(self.game.illegal_message(0, a).replace("game 0, ", ""))
         self._cumulative_rewards[agent] = 0.0
-        r = self.game.step(np.array([a]))[0]
+        g = self.game
+        self._action[0] = a
+        E.step_kernel(g.states, self._action, g._cfg, g._rewards, g._flags, g._masks)
+        if g._flags[0, E.F_ERROR]:
+            g._check_replay_error()
         self.recorder.after_step(a)
+        r = g._rewards[0]
         self.rewards = {ag: float(r[i]) for i, ag in enumerate(self.possible_agents)}
         self._update_infos()
-        if self.game.game_over[0] or self.game.truncated[0]:
+        flags = g._flags[0]
+        if flags[E.F_TERMINATED] or flags[E.F_TRUNCATED]:
             done = {ag: True for ag in self.agents}
-            if self.game.game_over[0]:
+            if flags[E.F_TERMINATED]:
                 self.terminations = done
             else:
                 self.truncations = done
             self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[int(self.game.current_player[0])]
+            self.agent_selection = self.possible_agents[int(g.states["cur"][0])]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _update_infos(self):
-        sums = self.game.hand_sums()[0]
+        E.info_kernel(self.game.states, self.game._cfg, self._info_buf)
+        sums, totals, points = self._info_buf[0].tolist()
+        round_done = self.game.states["round"][0] > 0
         for i, ag in enumerate(self.possible_agents):
-            info = {"hand_sum": int(sums[i]), "score": int(self.game.totals[0, i])}
-            if self.game.states[0]["round"] > 0:
-                info["round_points"] = int(self.game.round_points[0, i])
+            info = {"hand_sum": sums[i], "score": totals[i]}
+            if round_done:
+                info["round_points"] = points[i]
             self.infos[ag] = info
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):
-        i = self._index[agent]
-        self._seats[0] = i
-        obs = self.game.observe(self._seats)[0]
-        mask = self.game.legal_action_mask[0].astype(np.int8) if agent == self.agent_selection \
-            and not (self.terminations.get(agent) or self.truncations.get(agent)) else np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": obs, "action_mask": mask}
+        self._seat[0] = self._index[agent]
+        g = self.game
+        encode_kernel(g.states, self._seat, g._cfg, g._off, self._obs_buf)
+        to_move = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        mask = g._masks[0].astype(np.int8) if to_move else np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": self._obs_buf[0].copy(), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The full perfect-information state (see engine.state_kernel), for centralised critics."""

@@ -652,3 +652,18 @@ def mask_kernel(states, cfg, masks):
     """Recompute every game's legal-action mask (after states were written from outside)."""
     for g in range(states.shape[0]):
         _mask(states[g], cfg, masks[g])
+
+
+@njit(cache=True)
+def info_kernel(states, cfg, out):
+    """Per game and seat: hand sum (R17), game total, last round's points -> out[g, 0..2, p]."""
+    n = cfg[C_N]
+    for g in range(states.shape[0]):
+        s = states[g]
+        out[g, 0, :] = 0
+        for c in range(NUM_CARDS):
+            if s.loc[c] < n:
+                out[g, 0, s.loc[c]] += _VAL[c, s.face[c]]
+        for p in range(n):
+            out[g, 1, p] = s.total[p]
+            out[g, 2, p] = s.points[p]

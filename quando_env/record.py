@@ -34,19 +34,22 @@ class Recorder:
         self.record["rounds"].append({"dealer": int(s["dealer"]), "deck": _pairs(s["deck"], s["deck_up"])})
 
     def after_step(self, action: int) -> None:
+        """Note the action just taken, and any reshuffle or new round it caused."""
         s = self.game.states[0]
+        flags = self.game._flags[0]
         self.record["actions"].append(int(action))
         if s["shuffles"] > self._shuffles:
             self._shuffles = int(s["shuffles"])
             m = int(s["ndraw"])
             self.record["reshuffles"].append({"step": len(self.record["actions"]) - 1,
                                               "pile": _pairs(s["shuffle"][:m], s["shuffle_up"][:m])})
-        if self.game.round_over[0] and not (self.game.game_over[0] or self.game.truncated[0]):
+        ended = flags[E.F_TERMINATED] or flags[E.F_TRUNCATED]
+        if flags[E.F_ROUND_OVER] and not ended:
             self._round_started()
-        if self.game.game_over[0] or self.game.truncated[0]:
+        if ended:
             self.record["result"] = {"totals": [int(x) for x in self.game.totals[0]],
-                                     "terminated": bool(self.game.game_over[0]),
-                                     "truncated": bool(self.game.truncated[0])}
+                                     "terminated": bool(flags[E.F_TERMINATED]),
+                                     "truncated": bool(flags[E.F_TRUNCATED])}
 
 
 def save(record: dict, path) -> None:
