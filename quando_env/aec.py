@@ -6,7 +6,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import engine as E
-from .cards import NUM_ACTIONS, action_name
+from .cards import NUM_ACTIONS
 from .observation import encode_kernel
 from .record import Recorder
 from .render import render_text
@@ -140,8 +140,8 @@ class raw_env(AECEnv, EzPickle):
         return self._state_buf[0].copy()
 
     def render(self, seat: int | None = None):
-        """Text of the table: by default from the view of the player to move; seat=None gives ...
-        use render_omniscient() for the debugging view with every side shown."""
+        """The table as one seat sees it (default: the player to move; only sides that seat has seen).
+        render_omniscient() is the debugging view with every side shown."""
         if self.render_mode is None:
             import gymnasium
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
@@ -165,6 +165,3 @@ class raw_env(AECEnv, EzPickle):
 
     def close(self):
         pass
-
-    def legal_action_names(self) -> list[str]:
-        return [action_name(a) for a in np.flatnonzero(self.game.legal_action_mask[0])]
