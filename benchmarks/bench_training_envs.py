@@ -5,6 +5,7 @@
 Every row plays random legal learner actions against "random" opponents (4 players, whole games) and times
 only the environment: the step call and the action-mask query an algorithm like MaskablePPO makes each step.
 The ratio column compares each row with DummyVecEnv over 256 `Quando-v0` envs measured in the same run.
+Steps per CPU-second (this process's CPU time) show what a quiet machine gives when others share the cores.
 """
 import argparse
 import time
@@ -21,36 +22,56 @@ def random_legal(rng, masks):
     return np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
 
 
+class Clock:
+    """Wall and CPU time spent inside `with clock:` blocks, and the learner steps counted."""
+
+    def __init__(self):
+        self.wall = self.cpu = 0.0
+        self.steps = 0
+        self.start = time.perf_counter()
+
+    def __enter__(self):
+        self.t = time.perf_counter(), time.process_time()
+
+    def __exit__(self, *exc):
+        self.wall += time.perf_counter() - self.t[0]
+        self.cpu += time.process_time() - self.t[1]
+
+    def running(self, seconds) -> bool:
+        return time.perf_counter() - self.start < seconds or self.steps == 0
+
+    def rates(self) -> tuple[float, float]:
+        """(learner steps per second, per CPU-second)."""
+        return self.steps / self.wall, self.steps / self.cpu
+
+
 def time_sb3(venv, seconds, seed=0):
     """Learner steps/s of an SB3 VecEnv: masks via env_method("action_masks"), then step."""
     rng = np.random.default_rng(seed)
     venv.seed(seed)
     venv.reset()
-    spent, steps, wall = 0.0, 0, time.perf_counter()
-    while time.perf_counter() - wall < seconds or steps < 3:
-        t = time.perf_counter()
-        masks = np.stack(venv.env_method("action_masks"))
-        spent += time.perf_counter() - t
+    clock = Clock()
+    while clock.running(seconds):
+        with clock:
+            masks = np.stack(venv.env_method("action_masks"))
         actions = random_legal(rng, masks)
-        t = time.perf_counter()
-        venv.step(actions)
-        spent += time.perf_counter() - t
-        steps += 1
-    return steps * venv.num_envs / spent
+        with clock:
+            venv.step(actions)
+        clock.steps += venv.num_envs
+    return clock.rates()
 
 
 def time_gym_vector(envs, seconds, seed=0):
     """Learner steps/s of a Gymnasium VectorEnv: masks from info["action_mask"]."""
     rng = np.random.default_rng(seed)
     _, info = envs.reset(seed=seed)
-    spent, steps, wall = 0.0, 0, time.perf_counter()
-    while time.perf_counter() - wall < seconds or steps < 3:
+    clock = Clock()
+    while clock.running(seconds):
         actions = random_legal(rng, info["action_mask"].astype(bool))
-        t = time.perf_counter()
-        _, _, _, _, info = envs.step(actions)
-        spent += time.perf_counter() - t
-        steps += 1
-    return steps * envs.num_envs / spent
+        with clock:
+            _, _, _, _, info = envs.step(actions)
+        clock.steps += envs.num_envs
+    return clock.rates()
 
 
 def main():
@@ -71,10 +92,11 @@ def main():
                  time_gym_vector(gym.make_vec("Quando-v0", num_envs=1024, **rules), args.seconds)))
 
     print(f"{args.players} players, random opponents, whole games; {args.seconds:g} s per row\n")
-    print(f"| {'environment':44} | {'games':>5} | {'learner steps/s':>15} | {'vs DummyVecEnv':>14} |")
-    print(f"|{'-' * 46}|{'-' * 7}:|{'-' * 17}:|{'-' * 16}:|")
-    for name, n, rate in rows:
-        print(f"| {name:44} | {n:5d} | {rate:15,.0f} | {rate / baseline:13.1f}x |")
+    print(f"| {'environment':44} | {'games':>5} | {'learner steps/s':>15} | {'vs DummyVecEnv':>14} "
+          f"| {'steps/CPU-second':>16} |")
+    print(f"|{'-' * 46}|{'-' * 6}:|{'-' * 16}:|{'-' * 15}:|{'-' * 17}:|")
+    for name, n, (rate, cpu_rate) in rows:
+        print(f"| {name:44} | {n:5d} | {rate:15,.0f} | {rate / baseline[0]:13.1f}x | {cpu_rate:16,.0f} |")
 
 
 if __name__ == "__main__":

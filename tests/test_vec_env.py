@@ -40,7 +40,8 @@ def test_vectorgame_step_and_sample_on_some_games_equal_whole_batch_steps():
             np.testing.assert_array_equal(b.step(sampled, games=h), rewards[h])
             np.testing.assert_array_equal(b.game_over[h], a.game_over[h])
     np.testing.assert_array_equal(a.observe(), b.observe())
-    np.testing.assert_array_equal(a.observe(players=[1, 2], games=[4, 0]), a.observe(players=[2, 0, 0, 0, 1, 0])[[4, 0]])
+    np.testing.assert_array_equal(a.observe(players=[1, 2], games=[4, 0]),
+                                  a.observe(players=[2, 0, 0, 0, 1, 0])[[4, 0]])
     np.testing.assert_array_equal(a.hand_sums(games=[3, 1]), a.hand_sums()[[3, 1]])
 
 
