@@ -33,8 +33,9 @@ def replay_file(path) -> int:
     """Print a record turn by turn, checking every action against the rules."""
     record = rec.load(path)
     round_no = 1
-    print(f"round {round_no}")
-    for k, seat, a, game in rec.replay(record):
+    for k, seat, a, game in rec.replay(record):  # the record is checked before its first step is yielded
+        if k == 0:
+            print(f"round {round_no}")
         print(f"  {k:5d} player_{seat}: {action_name(a)}")
         if game.round_over[0]:
             print(f"round {round_no} over: points {game.round_points[0].tolist()}, totals {game.totals[0].tolist()}")

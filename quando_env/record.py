@@ -58,11 +58,14 @@ def save(record: dict, path) -> None:
 
 
 def load(path) -> dict:
-    with open(path) as f:
-        try:
+    """Read a saved record. ValueError, naming the file, if it cannot be read or is not JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
             return json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path} is not a JSON game record: {e}") from None
+    except OSError as e:
+        raise ValueError(f"cannot read the game record {path}: {e.strerror or e}") from None
+    except ValueError as e:  # json.JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path} is not a JSON game record: {e}") from None
 
 
 def replay(record: dict):

@@ -1,0 +1,286 @@
+"""Game records (quando_env.record): a played game's record saves, loads and replays to the same moves and
+totals; the demo/replay commands run as real programs; malformed records fail with a ValueError that says
+where and why."""
+import copy
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+import quando_env
+from quando_env import record as rec
+from test_aec import play_random
+
+
+def recorded_game(seed, knock_weight=1.0, options=None, **config):
+    """Play a random game in the wrapped AEC env; return (record, [(seat, action)], totals)."""
+    env = quando_env.env(**config)
+    env.reset(seed=seed, options=options)
+    _, moves = play_random(env, seed, knock_weight=knock_weight)
+    return env.unwrapped.game_record(), moves, env.unwrapped.game.totals[0].tolist()
+
+
+def replay_all(record):
+    moves = []
+    game = None
+    for _, seat, a, game in rec.replay(record):
+        moves.append((seat, a))
+    return moves, game
+
+
+# Games chosen to reach the record's every part: several rounds, oya reshuffles (6 players with 9 cards
+# leave one card to draw), a truncated game, a given deck and dealer.
+GAMES = {
+    "kendi-4p-multi-round": dict(seed=9, num_players=4),
+    "kendi-2p-long": dict(seed=3, num_players=2, knock_weight=0.05),
+    "oya-3p-multi-round": dict(seed=1, num_players=3, edition="oya", knock_weight=0.1),
+    "oya-6p-reshuffles": dict(seed=0, num_players=6, hand_size=9, edition="oya", knock_weight=0.02),
+    "oya-4p-reshuffles-multi-round": dict(seed=2, num_players=4, edition="oya", knock_weight=0.02),
+    "kendi-5p-truncated": dict(seed=4, num_players=5, max_steps=40),
+    "oya-3p-given-deck": dict(seed=6, num_players=3, edition="oya", options={
+        "deck": [[b, a] for a in range(11) for b in range(a + 1, 11)], "dealer": 0}),
+}
+
+
+@pytest.fixture(scope="module")
+def games():
+    return {name: recorded_game(**kw) for name, kw in GAMES.items()}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_record_saved_and_loaded_replays_the_same_game(games, name, tmp_path):
+    record, moves, totals = games[name]
+    path = tmp_path / "game.json"
+    rec.save(record, path)
+    loaded = rec.load(path)
+    assert loaded == json.loads(json.dumps(record))
+    steps, game = replay_all(loaded)
+    assert steps == moves
+    assert game.totals[0].tolist() == totals == loaded["result"]["totals"]
+    assert bool(game.game_over[0]) == loaded["result"]["terminated"]
+    assert bool(game.truncated[0]) == loaded["result"]["truncated"]
+
+
+def test_the_chosen_games_reach_every_part_of_a_record(games):
+    assert len(games["kendi-4p-multi-round"][0]["rounds"]) >= 2
+    assert len(games["oya-3p-multi-round"][0]["rounds"]) >= 2
+    assert len(games["oya-6p-reshuffles"][0]["reshuffles"]) >= 3
+    oya4 = games["oya-4p-reshuffles-multi-round"][0]
+    assert len(oya4["rounds"]) >= 2 and len(oya4["reshuffles"]) >= 2
+    assert {r["step"] for r in oya4["reshuffles"]} != set()
+    assert games["kendi-5p-truncated"][0]["result"]["truncated"]
+    given = games["oya-3p-given-deck"][0]["rounds"][0]
+    assert given == {"dealer": 0, "deck": GAMES["oya-3p-given-deck"]["options"]["deck"]}
+    assert all(r["seed"] == GAMES[n]["seed"] for n, (r, _, _) in games.items())
+
+
+def test_R11_oya_reshuffles_in_the_record_are_the_new_draw_piles(games):
+    """A recorded reshuffle is the draw pile the discard pile became (top first), the discard pile now empty."""
+    record = games["oya-6p-reshuffles"][0]
+    at = {r["step"]: r["pile"] for r in record["reshuffles"]}
+    checked = 0
+    for k, _, _, game in rec.replay(record):
+        if k in at and not game.round_over[0]:
+            assert game.piles(0) == ([tuple(c) for c in at[k]], [])
+            checked += 1
+    assert checked >= 3
+
+
+# ---------------------------------------------------------------- the command line, as real programs
+def run_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "quando_env", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def test_demo_and_replay_commands(tmp_path):
+    path = tmp_path / "demo.json"
+    demo = run_cli("demo", "--players", "3", "--edition", "oya", "--seed", "4", "--record", str(path), cwd=tmp_path)
+    assert demo.returncode == 0, demo.stderr
+    assert "omniscient view" in demo.stdout and "round 1 over: points" in demo.stdout
+    assert f"record saved to {path}" in demo.stdout and demo.stderr == ""
+    record = rec.load(path)
+    moves, game = replay_all(record)
+    assert record["config"]["num_players"] == 3 and record["config"]["edition"] == "oya"
+    assert f"game over after {len(moves)} decisions: totals {game.totals[0].tolist()}" in demo.stdout
+
+    replay = run_cli("replay", str(path), cwd=tmp_path)
+    assert replay.returncode == 0, replay.stderr
+    lines = replay.stdout.splitlines()
+    assert lines[0] == "round 1"
+    step_lines = [ln for ln in lines if ln.startswith("  ")]
+    assert len(step_lines) == len(moves)
+    assert step_lines[0].split() == ["0", f"player_{moves[0][0]}:"] + quando_env.action_name(moves[0][1]).split()
+    assert lines[-1] == f"round {len(record['rounds'])} over: points {game.round_points[0].tolist()}, " \
+                        f"totals {game.totals[0].tolist()}"
+
+
+@pytest.mark.parametrize("content,why", [
+    (None, "cannot read the game record .*missing.json: No such file or directory"),
+    ("{not json", "is not a JSON game record"),
+    ("[1, 2, 3]", "not a game record: expected a JSON object with format 'quando-record/1'"),
+], ids=["missing-file", "bad-json", "not-a-record"])
+def test_replay_command_reports_bad_files_without_a_traceback(tmp_path, content, why):
+    path = tmp_path / "missing.json"
+    if content is not None:
+        path.write_text(content)
+    out = run_cli("replay", str(path), cwd=tmp_path)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr and out.stdout == ""
+    assert out.stderr.startswith("error: ")
+    assert re.search(why, out.stderr), out.stderr
+
+
+# ---------------------------------------------------------------- malformed records
+def test_load_missing_file_and_bad_json(tmp_path):
+    with pytest.raises(ValueError, match=r"cannot read the game record .*nope\.json: No such file"):
+        rec.load(tmp_path / "nope.json")
+    with pytest.raises(ValueError, match="cannot read the game record .*: Is a directory"):
+        rec.load(tmp_path)
+    (tmp_path / "bad.json").write_text('{"format": ')
+    with pytest.raises(ValueError, match=r"bad\.json is not a JSON game record"):
+        rec.load(tmp_path / "bad.json")
+    (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ValueError, match=r"bin\.json is not a JSON game record"):
+        rec.load(tmp_path / "bin.json")
+
+
+def broken(record, change):
+    r = copy.deepcopy(record)
+    change(r)
+    return r
+
+
+def replay_error(record):
+    with pytest.raises(ValueError) as err:
+        for _ in rec.replay(record):
+            pass
+    return str(err.value)
+
+
+@pytest.mark.parametrize("thing", [[], "record", 5, None, {"format": "quando-record/0"}, {"rounds": []}])
+def test_not_a_record_at_all(thing):
+    assert "not a game record" in replay_error(thing)
+
+
+@pytest.mark.parametrize("key", ["config", "rounds", "reshuffles", "actions"])
+def test_record_missing_a_part(games, key):
+    record = broken(games["kendi-4p-multi-round"][0], lambda r: r.pop(key))
+    assert replay_error(record) == f"game record has no {key!r}"
+
+
+def test_record_with_bad_config(games):
+    record = broken(games["kendi-4p-multi-round"][0], lambda r: r["config"].update(edition="classic"))
+    assert "edition='classic' is not allowed" in replay_error(record)
+    record = broken(games["kendi-4p-multi-round"][0], lambda r: r["config"].update(speed=2))
+    assert "unknown option(s) ['speed']" in replay_error(record)
+
+
+@pytest.mark.parametrize("round_no", [0, 1])
+@pytest.mark.parametrize("change,why", [
+    (lambda d: d.__setitem__(6, list(d[5])),
+     r"deck cards 5 and 6 are both \[\d+, \d+\]: every pair occurs exactly once"),
+    (lambda d: d.__setitem__(6, list(d[5][::-1])), r"deck cards 5 and 6 are both"),
+    (lambda d: d.pop(), "deck has 54 cards, a deck has exactly 55"),
+    (lambda d: d.append([0, 1]), "deck has 56 cards"),
+    (lambda d: d.__setitem__(3, [11, d[3][1]]), r"deck card 3 is \[11, \d+\]: numbers must be 0\.\.10"),
+    (lambda d: d.__setitem__(3, [d[3][0], -2]), r"deck card 3 is \[\d+, -2\]: numbers must be 0\.\.10"),
+    (lambda d: d.__setitem__(0, [4, 4]), "deck card 0 is \\[4, 4\\]: the two sides of a card differ"),
+], ids=["duplicate", "duplicate-flipped", "short", "long", "eleven", "negative", "same-sides"])
+def test_R1_R4_record_with_a_bad_deck(games, round_no, change, why):
+    record = broken(games["kendi-4p-multi-round"][0], lambda r: change(r["rounds"][round_no]["deck"]))
+    msg = replay_error(record)
+    assert msg.startswith(f"round {round_no} of the record: ")
+    assert re.search(why, msg), msg
+
+
+def test_R6_record_with_the_wrong_dealer(games):
+    record = broken(games["kendi-4p-multi-round"][0], lambda r: r["rounds"][1].update(dealer=2))
+    assert replay_error(record) == "round 1: the record's dealer is 2, R6 makes it 0"
+    record = broken(games["kendi-4p-multi-round"][0], lambda r: r["rounds"][0].update(dealer=4))
+    assert "dealer=4 is not allowed" in replay_error(record)
+
+
+def act_steps(record):
+    """Steps where the player to move chose a discard (A or B): a draw is illegal there."""
+    return [k for k, a in enumerate(record["actions"]) if a < 119]
+
+
+@pytest.mark.parametrize("which", [0, 5, -1])
+def test_record_with_an_illegal_action_names_the_step(games, which):
+    record, moves, _ = games["oya-4p-reshuffles-multi-round"]
+    k = act_steps(record)[which]
+    msg = replay_error(broken(record, lambda r: r["actions"].__setitem__(k, 121)))
+    assert msg.startswith(f"step {k}: action 121 of player_{moves[k][0]} is illegal; legal were: ")
+    assert f"{record['actions'][k]} (" in msg  # the recorded action is among the legal ones listed
+
+
+@pytest.mark.parametrize("bad", [134, -1, "19", 19.0, None])
+def test_record_with_a_non_action_names_the_step(games, bad):
+    record = games["kendi-4p-multi-round"][0]
+    msg = replay_error(broken(record, lambda r: r["actions"].__setitem__(3, bad)))
+    assert msg.startswith(f"step 3: action {bad!r} of player_") and "is illegal" in msg
+
+
+def test_record_with_extra_actions(games):
+    record = games["kendi-4p-multi-round"][0]
+    n = len(record["actions"])
+    msg = replay_error(broken(record, lambda r: r["actions"].extend([19, 19])))
+    assert msg == f"step {n}: the game is already over, but the record has 2 more actions"
+
+
+@pytest.mark.parametrize("name", ["kendi-4p-multi-round", "oya-4p-reshuffles-multi-round"])
+def test_record_with_a_truncated_action_list(games, name):
+    record = games[name][0]
+    end = next(k for k, _, _, game in rec.replay(record) if game.round_over[0])  # round 0's last step
+    rounds, reshuffles = len(record["rounds"]), len(record["reshuffles"])
+    msg = replay_error(broken(record, lambda r: r.__setitem__("actions", r["actions"][:end])))
+    assert msg.startswith(f"the record has {rounds} rounds and {reshuffles} reshuffles, but its actions reach "
+                          f"1 rounds and ")
+    msg = replay_error(broken(record, lambda r: r["actions"].pop()))
+    assert msg.startswith("the record's final totals")
+
+
+def test_record_with_a_tampered_reshuffle(games):
+    record = games["oya-6p-reshuffles"][0]
+    k = record["reshuffles"][1]["step"]
+    pile = record["reshuffles"][1]["pile"]
+    assert len(pile) >= 2
+
+    def change(f):
+        return replay_error(broken(record, lambda r: f(r["reshuffles"][1])))
+    not_discard = f"step {k}: reshuffle 1 of the record: game 0: the forced reshuffle does not hold exactly the " \
+                  f"discard pile's cards"
+    assert change(lambda s: s["pile"].pop()) == not_discard
+    assert change(lambda s: s["pile"].append(record["rounds"][0]["deck"][0])) == not_discard
+    outside = next(c for c in record["rounds"][0]["deck"] if sorted(c) not in map(sorted, pile))
+    assert change(lambda s: s["pile"].__setitem__(0, outside)) == not_discard
+    malformed = "reshuffle 1 of the record is malformed: "
+    assert change(lambda s: s["pile"].__setitem__(0, pile[1])) == malformed + "a card appears twice"
+    assert change(lambda s: s["pile"].__setitem__(0, [5, 5])) == malformed + "card 0 is [5, 5]"
+    assert change(lambda s: s.pop("pile")) == malformed + "'pile'"
+    assert change(lambda s: s.update(step=k + 1)) == \
+        f"step {k}: the discard pile was reshuffled here, but the record's next reshuffle is at another step"
+    # A missing reshuffle: the next one recorded does not fit the discard pile at step k.
+    assert replay_error(broken(record, lambda r: r["reshuffles"].pop(1))) == not_discard
+    # A reshuffle nobody made, or one the actions never reach.
+    extra = broken(record, lambda r: r["reshuffles"].append(dict(r["reshuffles"][-1], step=10_000)))
+    assert "reshuffles, but its actions reach" in replay_error(extra)
+    kendi = broken(games["kendi-4p-multi-round"][0], lambda r: r["reshuffles"].append({"step": 3, "pile": pile}))
+    assert "and 1 reshuffles, but its actions reach 2 rounds and 0 reshuffles" in replay_error(kendi)
+
+
+def test_record_with_wrong_totals(games):
+    record = games["oya-3p-multi-round"][0]
+    wrong = [t + 1 for t in record["result"]["totals"]]
+    msg = replay_error(broken(record, lambda r: r["result"].update(totals=wrong)))
+    assert msg.startswith(f"the record's final totals {wrong} differ from the replay's")
+
+
+def test_record_with_a_missing_round(games):
+    record = games["kendi-4p-multi-round"][0]
+    msg = replay_error(broken(record, lambda r: r["rounds"].pop()))
+    assert msg.endswith(f"round {len(record['rounds']) - 1} starts, but the record has only "
+                        f"{len(record['rounds']) - 1} rounds")
+    assert replay_error(broken(record, lambda r: r.__setitem__("rounds", []))) == "game record has no rounds"
