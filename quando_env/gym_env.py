@@ -15,15 +15,16 @@ def observation_space(obs_dim: int) -> spaces.Box:
     return spaces.Box(low=0.0, high=np.inf, shape=(obs_dim,), dtype=np.float32)
 
 
-def info_dicts(core: LearnerGames, games=None) -> list[dict]:
-    """Per listed game, the info dict of the single env: action_mask (int8, 134), seat, hand_sum, score,
-    round_points (once a round of the episode is over) and, with illegal_action="random", illegal_action."""
+def info_dicts(core: LearnerGames, games=None, action_mask: bool = True) -> list[dict]:
+    """Per listed game, the info dict of the single env: action_mask (int8, 134; unless action_mask=False),
+    seat, hand_sum, score, round_points (once a round of the episode is over) and, with
+    illegal_action="random", illegal_action."""
     arrays = {k: v.tolist() for k, v in core.info_arrays(games).items()}
-    masks = core.action_masks(games).astype(np.int8)
+    masks = core.action_masks(games).astype(np.int8) if action_mask else None
     out = []
-    for i in range(masks.shape[0]):
-        info = {"action_mask": masks[i], "seat": arrays["seat"][i], "hand_sum": arrays["hand_sum"][i],
-                "score": arrays["score"][i]}
+    for i in range(len(arrays["seat"])):
+        info = {"action_mask": masks[i]} if action_mask else {}
+        info.update(seat=arrays["seat"][i], hand_sum=arrays["hand_sum"][i], score=arrays["score"][i])
         if arrays["rounds"][i] > 0:
             info["round_points"] = arrays["round_points"][i]
         if core.illegal_action == "random":

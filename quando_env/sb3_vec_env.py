@@ -45,7 +45,7 @@ class QuandoVecEnv(VecEnv):
         self._reset_options()
         self._returns[:] = 0.0
         self._lengths[:] = 0
-        self.reset_infos = info_dicts(self.core)
+        self.reset_infos = info_dicts(self.core, action_mask=False)
         return self.core.observe()
 
     def step_async(self, actions) -> None:
@@ -60,8 +60,8 @@ class QuandoVecEnv(VecEnv):
         if done.any():
             idx = np.flatnonzero(done)
             now = round(time.time() - self._t0, 6)
-            for i, obs, info in zip(idx.tolist(), self.core.observe(games=idx), info_dicts(self.core, idx)):
-                del info["action_mask"]
+            for i, obs, info in zip(idx.tolist(), self.core.observe(games=idx),
+                                    info_dicts(self.core, idx, action_mask=False)):
                 info["terminal_observation"] = obs
                 info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
                 info["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": now}
@@ -69,7 +69,7 @@ class QuandoVecEnv(VecEnv):
             self.core.reset(games=idx)
             self._returns[idx] = 0.0
             self._lengths[idx] = 0
-            for i, info in zip(idx.tolist(), info_dicts(self.core, idx)):
+            for i, info in zip(idx.tolist(), info_dicts(self.core, idx, action_mask=False)):
                 self.reset_infos[i] = info
         return self.core.observe(), rewards.astype(np.float32), done, infos
 
