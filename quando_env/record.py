@@ -75,9 +75,15 @@ def replay(record: dict):
 
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ValueError(f"not a game record: expected a JSON object with format {FORMAT!r}")
-    for key in ("config", "rounds", "reshuffles", "actions"):
+    for key, kind in (("config", dict), ("rounds", list), ("reshuffles", list), ("actions", list)):
         if key not in record:
             raise ValueError(f"game record has no {key!r}")
+        if not isinstance(record[key], kind):
+            raise ValueError(f"game record's {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
+                             f"got {type(record.get(key)).__name__}")
+    result = record.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise ValueError(f"game record's 'result' must be a JSON object, got {type(result).__name__}")
     config = make_config(**record["config"])
     rounds, shuffles, actions = record["rounds"], record["reshuffles"], record["actions"]
     if not rounds:
@@ -106,7 +112,7 @@ def replay(record: dict):
             s["shuffle_up"][0, : len(ids)] = ups
             s["forced"][0] = 1
         seat = int(game.current_player[0])
-        if not isinstance(a, int) or not 0 <= a < NUM_ACTIONS or not game.legal_action_mask[0, a]:
+        if type(a) is not int or not 0 <= a < NUM_ACTIONS or not game.legal_action_mask[0, a]:
             legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(game.legal_action_mask[0]))
             raise ValueError(f"step {k}: action {a!r} of player_{seat} is illegal; legal were: {legal}")
         try:
@@ -132,10 +138,15 @@ def replay(record: dict):
     if next_round != len(rounds) or next_shuffle != len(shuffles):
         raise ValueError(f"the record has {len(rounds)} rounds and {len(shuffles)} reshuffles, but its actions "
                          f"reach {next_round} rounds and {next_shuffle} reshuffles")
-    result = record.get("result")
-    if result is not None and result.get("totals") != [int(x) for x in game.totals[0]]:
-        raise ValueError(f"the record's final totals {result.get('totals')} differ from the replay's "
-                         f"{[int(x) for x in game.totals[0]]}")
+    if result is not None:
+        ended = {"terminated": bool(game.game_over[0]), "truncated": bool(game.truncated[0])}
+        claimed = {k: result.get(k) for k in ended}
+        if claimed != ended:
+            raise ValueError(f"the record's result says {claimed}, but its actions end with {ended}: "
+                             f"actions are missing or the result is wrong")
+        if result.get("totals") != [int(x) for x in game.totals[0]]:
+            raise ValueError(f"the record's final totals {result.get('totals')} differ from the replay's "
+                             f"{[int(x) for x in game.totals[0]]}")
 
 
 def _shuffle_of(entry, i):

@@ -239,7 +239,8 @@ def test_record_with_a_truncated_action_list(games, name):
     assert msg.startswith(f"the record has {rounds} rounds and {reshuffles} reshuffles, but its actions reach "
                           f"1 rounds and ")
     msg = replay_error(broken(record, lambda r: r["actions"].pop()))
-    assert msg.startswith("the record's final totals")
+    assert msg.startswith("the record's result says {'terminated': True, 'truncated': False}, but its actions "
+                          "end with {'terminated': False, 'truncated': False}")
 
 
 def test_record_with_a_tampered_reshuffle(games):
@@ -284,3 +285,26 @@ def test_record_with_a_missing_round(games):
     assert msg.endswith(f"round {len(record['rounds']) - 1} starts, but the record has only "
                         f"{len(record['rounds']) - 1} rounds")
     assert replay_error(broken(record, lambda r: r.__setitem__("rounds", []))) == "game record has no rounds"
+
+
+def test_truncated_game_record_missing_its_last_action_is_rejected():
+    record, _, _ = recorded_game(seed=2, num_players=3, max_steps=30)
+    assert record["result"]["truncated"] and len(record["actions"]) == 30
+    short = copy.deepcopy(record)
+    short["actions"].pop()
+    assert replay_error(short).startswith("the record's result says {'terminated': False, 'truncated': True}")
+
+
+@pytest.mark.parametrize("part,value,kind", [("config", "x", "object"), ("actions", 5, "list"),
+                                             ("result", "x", "object")])
+def test_record_parts_of_the_wrong_type_give_value_error(part, value, kind):
+    record, _, _ = recorded_game(seed=9, num_players=4)
+    bad = dict(record, **{part: value})
+    assert replay_error(bad) == f"game record's {part!r} must be a JSON {kind}, got {type(value).__name__}"
+
+
+def test_boolean_action_names_the_step():
+    record, _, _ = recorded_game(seed=9, num_players=4)
+    bad = copy.deepcopy(record)
+    bad["actions"][5] = True
+    assert replay_error(bad).startswith("step 5: action True of player_")
