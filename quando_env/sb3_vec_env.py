@@ -103,9 +103,9 @@ class QuandoVecEnv(VecEnv):
         setattr(self, attr_name, value)
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        if method_name == "action_masks":   # MaskablePPO's call each step: no index list for all envs
+            return list(self.core.action_masks(None if indices is None else self._index_list(indices)))
         idx = self._index_list(indices)
-        if method_name == "action_masks":
-            return list(self.core.action_masks(idx))
         if idx != self._index_list(None):
             raise ValueError(f"env_method({method_name!r}) acts on all envs at once (they share one engine); "
                              "only action_masks takes indices")
