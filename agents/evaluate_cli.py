@@ -1,0 +1,92 @@
+"""The command line of evaluate.py: matches and leagues of named agents on VectorGame batches."""
+import argparse
+import json
+import sys
+import time
+
+from . import make_agent
+from .evaluation import format_table, play_match
+from .league import format_ratings, play_league
+
+NAMES_HELP = "agent names: random, greedy, heuristic, rollout, ppo (the shipped model) or ppo:PATH"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="evaluate.py", description="Measure Quando agents against each other. Seats "
+                                "rotate game by game, so no agent keeps the starting advantage.")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--agents", nargs="+", metavar="NAME", help="one agent per seat (" + NAMES_HELP + "); with "
+                   "fewer names than --players, the last one fills the remaining seats")
+    g.add_argument("--league", nargs="+", metavar="NAME", help="distinct agents to play round robin (every "
+                   "lineup of --players of them), rated with OpenSkill")
+    p.add_argument("--games", type=int, default=200, help="games (per lineup in a league); default 200")
+    p.add_argument("--seed", type=int, default=0, help="game j is seeded seed + j; default 0")
+    p.add_argument("--players", type=int, default=None, help="players per game (default: the number of --agents, "
+                   "4 in a league)")
+    p.add_argument("--edition", choices=["kendi", "oya"], default="kendi")
+    p.add_argument("--batch-size", type=int, default=256, help="games stepped together; default 256")
+    p.add_argument("--rollout-samples", type=int, default=None, help="worlds per decision of rollout agents")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def build(name: str, seed: int, args):
+    kwargs = {}
+    if name == "rollout":
+        kwargs["edition"] = args.edition
+        if args.rollout_samples:
+            kwargs["samples"] = args.rollout_samples
+    return make_agent(name, seed=seed, **kwargs)
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    if args.games < 1:
+        parser().error("--games must be at least 1")
+    t0 = time.time()
+    if args.league:
+        n = args.players or 4
+        try:
+            factories = {name: (lambda name=name, i=i: build(name, args.seed + 7919 * i, args))
+                         for i, name in enumerate(args.league)}
+            result = play_league(factories, args.games, seed=args.seed, num_players=n, progress=not args.no_progress,
+                                 batch_size=args.batch_size, edition=args.edition)
+        except (ValueError, FileNotFoundError) as e:
+            print(f"evaluate.py: error: {e}", file=sys.stderr)
+            return 2
+        print(f"league of {len(args.league)} agents, {n} players, {len(result['lineups'])} lineups x {args.games} "
+              f"games, seed {args.seed}, {time.time() - t0:.1f}s")
+        print(format_ratings(result))
+        out = {"mode": "league", "players": n, "seed": args.seed, "edition": args.edition, **result}
+        summary = {k: v for k, v in result["ratings"].items()}
+    else:
+        n = args.players or len(args.agents)
+        names = list(args.agents)
+        if len(names) > n:
+            parser().error(f"{len(names)} agents for {n} players")
+        names += [names[-1]] * (n - len(names))
+        try:
+            agents = [build(name, args.seed + 7919 * i, args) for i, name in enumerate(names)]
+            res = play_match(agents, args.games, seed=args.seed, names=names, batch_size=args.batch_size,
+                             progress=not args.no_progress, edition=args.edition)
+        except (ValueError, FileNotFoundError) as e:
+            print(f"evaluate.py: error: {e}", file=sys.stderr)
+            return 2
+        summary = res.pooled()
+        print(format_table(summary, f"{args.games} games, {n} players ({args.edition}), seats rotating, seed "
+                                    f"{args.seed}, {time.time() - t0:.1f}s"))
+        out = {"mode": "match", "players": n, "games": args.games, "seed": args.seed, "edition": args.edition,
+               "seats": names, "agents": summary}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+    if args.plot:
+        from .plots import plot_ratings, plot_summary
+
+        paths = plot_summary(summary, args.plot, title=f"{n} players")
+        if args.league:
+            paths += plot_ratings(result, args.plot)
+        print("charts: " + ", ".join(str(p) for p in paths))
+    return 0

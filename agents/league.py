@@ -1,0 +1,61 @@
+"""League: several agents round robin, rated with OpenSkill (Plackett-Luce) from each game's final order."""
+from itertools import combinations
+
+
+from .evaluation import SeatStats, play_match
+
+
+def lineups(names: list, num_players: int) -> list[tuple]:
+    """Every set of num_players distinct entrants (round robin); with fewer entrants than seats, one lineup
+    that seats them in turn (A B C A ...)."""
+    if len(names) < 2:
+        raise ValueError("a league needs at least two agents")
+    if len(set(names)) != len(names):
+        raise ValueError(f"league entrants must be distinct, got {names}")
+    if len(names) >= num_players:
+        return list(combinations(names, num_players))
+    return [tuple(names[i % len(names)] for i in range(num_players))]
+
+
+def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_players: int = 4,
+                progress: bool = True, batch_size: int = 256, **config) -> dict:
+    """Round robin of the agents built by factories {name: () -> agent}; returns ratings and pooled stats.
+
+    Each game updates the ratings once: every entrant in the lineup is a team (its seats), ranked by its
+    best final total (lower is better, ties share a rank)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in factories}
+    stats = {name: SeatStats() for name in factories}
+    agents = {name: make() for name, make in factories.items()}
+    table = lineups(list(factories), num_players)
+    for li, lineup in enumerate(table):
+        res = play_match([agents[x] for x in lineup], games_per_lineup, seed=seed + 100_003 * li, names=list(lineup),
+                         progress=progress, desc=" vs ".join(lineup), batch_size=batch_size,
+                         num_players=num_players, **config)
+        for name, st in zip(res.names, res.stats):
+            stats[name].add(st)
+        teams = sorted(set(lineup), key=lineup.index)
+        seats = {t: [i for i, x in enumerate(lineup) if x == t] for t in teams}
+        for tot in res.totals:
+            ranks = [float(min(tot[i] for i in seats[t])) for t in teams]
+            new = model.rate([[ratings[t]] for t in teams], ranks=ranks)
+            for t, team in zip(teams, new):
+                ratings[t] = team[0]
+    out = {}
+    for name in factories:
+        r = ratings[name]
+        out[name] = {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal(), **stats[name].summary()}
+    order = sorted(out, key=lambda k: -out[k]["ordinal"])
+    return {"lineups": [list(x) for x in table], "games_per_lineup": games_per_lineup,
+            "ratings": {k: out[k] for k in order}}
+
+
+def format_ratings(result: dict) -> str:
+    head = f"{'agent':<22}{'ordinal':>9}{'mu':>9}{'sigma':>8}{'games':>7}{'win rate':>10}{'pts/round':>11}"
+    lines = [head, "-" * len(head)]
+    for name, r in result["ratings"].items():
+        lines.append(f"{name:<22}{r['ordinal']:>9.2f}{r['mu']:>9.2f}{r['sigma']:>8.2f}{r['games']:>7}"
+                     f"{r['win_rate']:>10.3f}{r['mean_round_points']:>11.2f}")
+    return "\n".join(lines)

@@ -1,0 +1,9 @@
+"""Evaluate Quando agents: `python evaluate.py --agents heuristic random random random --games 200 --seed 0`.
+
+See `python evaluate.py --help`; the logic lives in agents/evaluate_cli.py and agents/evaluation.py."""
+import sys
+
+from agents.evaluate_cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
