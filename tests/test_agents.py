@@ -1,0 +1,153 @@
+"""Agents: the act interface, legality everywhere, decisions that follow from the observation, strength."""
+import numpy as np
+import pytest
+
+from agents import GreedyAgent, HeuristicAgent, RandomAgent, RolloutAgent, make_agent
+from agents.evaluation import play_match
+from agents.features import starts_vector
+from agents.heuristic import p_lowest_alone, DEFAULTS
+from quando_env import VectorGame
+from quando_env.cards import KNOCK, NUM_ACTIONS, TAKE_DOWN, TAKE_UP
+from quando_env.observation import offsets
+
+
+def positions(num_players=4, edition="kendi", games=32, steps=120, seed=0):
+    """(obs, masks) of the players to move over random play: every kind of decision turns up."""
+    vg = VectorGame(games, seed=seed, num_players=num_players, edition=edition)
+    obs, masks = [], []
+    for _ in range(steps):
+        obs.append(vg.observe())
+        masks.append(vg.legal_action_mask.copy())
+        vg.step(vg.sample_actions())
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+FAST = [RandomAgent(seed=0), GreedyAgent(), HeuristicAgent()]
+
+
+@pytest.mark.parametrize("edition", ["kendi", "oya"])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_fast_agents_choose_legal_actions_everywhere(n, edition):
+    obs, masks = positions(n, edition, games=16, steps=80, seed=n)
+    for agent in FAST:
+        a = agent.act(obs, masks)
+        assert a.shape == (len(obs),) and a.dtype == np.int64
+        assert masks[np.arange(len(obs)), a].all(), f"{agent!r} chose an illegal action"
+
+
+def test_single_and_batched_act_agree():
+    obs, masks = positions(games=8, steps=60, seed=3)
+    for agent in (GreedyAgent(), HeuristicAgent()):
+        batch = agent.act(obs, masks)
+        single = [agent.act(o, m) for o, m in zip(obs[:50], masks[:50])]
+        assert all(isinstance(x, int) for x in single)
+        assert list(batch[:50]) == single
+
+
+def test_heuristic_is_a_function_of_the_observation():
+    obs, masks = positions(games=16, steps=100, seed=4)
+    h = HeuristicAgent()
+    a = h.act(obs, masks)
+    perm = np.random.default_rng(0).permutation(len(obs))
+    assert np.array_equal(h.act(obs[perm], masks[perm]), a[perm])   # batch order does not matter
+
+
+def test_act_rejects_bad_input():
+    obs, masks = positions(games=2, steps=2)
+    with pytest.raises(ValueError, match="masks"):
+        HeuristicAgent().act(obs, masks[:, :10])
+    with pytest.raises(ValueError, match="at least one legal"):
+        RandomAgent().act(obs, np.zeros_like(masks))
+    with pytest.raises(ValueError, match="belongs to no player count"):
+        HeuristicAgent().act(obs[:, :100], masks)
+
+
+def test_random_agent_is_uniform_over_legal_actions():
+    mask = np.zeros((6000, NUM_ACTIONS), bool)
+    mask[:, [3, 50, 121]] = True
+    a = RandomAgent(seed=1).act(np.zeros((6000, 1152), np.float32), mask)
+    counts = np.array([(a == x).sum() for x in (3, 50, 121)])
+    assert counts.sum() == 6000 and counts.min() > 1800
+
+
+def draw_position(up_value, seed=0):
+    """A 4-player game in which seat 0 must draw and the visible side is `up_value` (hidden side unseen)."""
+    for s in range(seed, seed + 500):
+        vg = VectorGame(1, seed=s, autoreset=False)
+        a = int(np.flatnonzero(vg.legal_action_mask[0][:119])[-1])  # some discard
+        vg.step(np.array([a]))
+        o = vg.observe()[0]
+        st = offsets(4)["draw_top"][0]
+        if vg.legal_action_mask[0, TAKE_UP] and o[st + up_value] == 1 and not o[st + 11:st + 22].any():
+            return o, vg.legal_action_mask[0].copy()
+    raise AssertionError("no such position")
+
+
+def test_heuristic_takes_a_visible_zero_and_refuses_a_visible_ten():
+    h = HeuristicAgent()
+    assert h.act(*draw_position(0)) == TAKE_UP
+    assert h.act(*draw_position(10)) == TAKE_DOWN
+
+
+def test_greedy_knocks_by_its_threshold():
+    obs, masks = positions(games=64, steps=300, seed=5)
+    st = offsets(4)["own_hand"][0]
+    sums = (obs[:, st:st + 132].reshape(-1, 11, 12).sum(axis=2) * np.arange(11)).sum(axis=1)
+    can = masks[:, KNOCK] & (obs[:, 0] == 1)
+    low, high = can & (sums <= 6), can & (sums > 6)
+    assert low.any() and high.any()
+    a = GreedyAgent(threshold=6).act(obs, masks)
+    assert (a[low] == KNOCK).all() and (a[high] != KNOCK).all()
+
+
+def test_knock_estimate_grows_as_my_sum_falls():
+    obs, masks = positions(games=32, steps=200, seed=6)
+    i = int(np.flatnonzero(masks[:, KNOCK])[0])
+    st = starts_vector(4)
+    prm = np.array(list(DEFAULTS.values()), np.float64)
+    p = [p_lowest_alone(obs[i], st, 4, np.bincount([v], minlength=11).astype(np.int64) * 1, prm) for v in
+         (0, 3, 6, 9)]
+    assert p[0] >= p[1] >= p[2] >= p[3] and p[0] > 0.5 and p[3] < p[0]
+
+
+def test_heuristic_beats_random_players():
+    res = play_match([HeuristicAgent(), RandomAgent(seed=1), RandomAgent(seed=2), RandomAgent(seed=3)], 100, seed=0,
+                     names=["heuristic", "random", "random", "random"], progress=False).pooled()
+    assert res["heuristic"]["win_rate"] >= 0.85
+    assert res["heuristic"]["mean_round_points"] < res["random"]["mean_round_points"] / 3
+
+
+def test_heuristic_beats_greedy_players():
+    res = play_match([HeuristicAgent(), GreedyAgent(), GreedyAgent(), GreedyAgent()], 200, seed=0,
+                     names=["heuristic", "greedy", "greedy", "greedy"], progress=False).pooled()
+    assert res["heuristic"]["win_rate"] > 0.45
+
+
+def test_rollout_agent_plays_legal_moves_from_its_observation():
+    obs, masks = positions(games=4, steps=40, seed=7)
+    obs, masks = obs[::10], masks[::10]
+    agent = RolloutAgent(samples=2, horizon=8, seed=0)
+    a = agent.act(obs, masks)
+    assert masks[np.arange(len(obs)), a].all()
+    assert np.array_equal(RolloutAgent(samples=2, horizon=8, seed=0).act(obs, masks), a)  # seeded
+
+
+def test_rollout_agent_finishes_games():
+    res = play_match([RolloutAgent(samples=2, horizon=12, seed=0), HeuristicAgent(), HeuristicAgent(),
+                      HeuristicAgent()], 4, seed=0, progress=False)
+    assert all(s.games == 4 for s in res.stats)
+
+
+def test_make_agent_names():
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("greedy"), GreedyAgent)
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    assert isinstance(make_agent("rollout"), RolloutAgent)
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("alphazero")
+    with pytest.raises(ValueError, match="only ppo takes a path"):
+        make_agent("heuristic:x")
+    with pytest.raises(FileNotFoundError, match="no PPO model"):
+        make_agent("ppo:/nonexistent/model.zip")
+    with pytest.raises(ValueError, match="unknown heuristic parameter"):
+        HeuristicAgent(bogus=1)
