@@ -46,16 +46,10 @@ class QuandoVectorEnv(VectorEnv):
             raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
         if isinstance(seed, (int, np.integer)):
             seed = [seed + i for i in range(self.num_envs)]
-        elif seed is None:
-            seed = [None] * self.num_envs
-        elif len(seed) != self.num_envs:
+        elif seed is not None and len(seed) != self.num_envs:
             raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs: give one per env")
-        with_seed = np.array([s is not None for s in seed]) & mask
-        if with_seed.any():
-            idx = np.flatnonzero(with_seed)
-            self.core.reset(seed=[seed[i] for i in idx], games=idx)
-        if (mask & ~with_seed).any():
-            self.core.reset(games=np.flatnonzero(mask & ~with_seed))
+        idx = np.flatnonzero(mask)
+        self.core.reset(seed=None if seed is None else [seed[i] for i in idx], games=idx)
         self._ended[mask] = False
         return self.core.observe(), self._infos()
 

@@ -35,12 +35,7 @@ class QuandoVecEnv(VecEnv):
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self):
-        with_seed = np.array([s is not None for s in self._seeds])
-        if with_seed.any():
-            idx = np.flatnonzero(with_seed)
-            self.core.reset(seed=[self._seeds[i] for i in idx], games=idx)
-        if not with_seed.all():
-            self.core.reset(games=np.flatnonzero(~with_seed))
+        self.core.reset(seed=self._seeds)
         self._reset_seeds()
         self._reset_options()
         self._returns[:] = 0.0

@@ -130,17 +130,23 @@ class LearnerGames:
     def reset(self, seed=None, games=None) -> None:
         """Start new episodes and play the opponents up to the learner's first decision.
 
-        seed: an int (game i of the listed ones gets seed + i), one seed per listed game, or None (each game
-        goes on with its own random streams). games: the slots to reset (default all).
+        seed: an int (game i of the listed ones gets seed + i), one seed or None per listed game, or None.
+        A game reset without a seed goes on with its own random streams. games: the slots (default all).
         """
         idx = self._slots(games)
-        if seed is None:
-            self.game.reset(games=idx)
+        if seed is None or np.ndim(seed) == 0:
+            seeds = [None] * idx.size if seed is None else [int(seed) + i for i in range(idx.size)]
         else:
-            seeds = (int(seed) + np.arange(idx.size, dtype=np.int64) if np.ndim(seed) == 0
-                     else np.asarray(seed, np.int64).reshape(-1))
-            self.game.reset(seed=seeds, games=idx)
-            self._rng[idx] = _mix(seeds.astype(np.uint64) ^ _SEAT_MIX)
+            seeds = list(seed)
+            if len(seeds) != idx.size:
+                raise ValueError(f"got {len(seeds)} seeds for {idx.size} games: give one per game")
+        given = np.array([x is not None for x in seeds], bool)
+        if not given.all():
+            self.game.reset(games=idx[~given])
+        if given.any():
+            values = np.array([x for x in seeds if x is not None], np.int64)
+            self.game.reset(seed=values, games=idx[given])
+            self._rng[idx[given]] = _mix(values.astype(np.uint64) ^ _SEAT_MIX)
         self._start(idx)
 
     def _start(self, idx: np.ndarray) -> None:

@@ -122,6 +122,17 @@ def test_vector_env_equals_gymnasiums_sync_vector_env_of_single_envs(mode):
     assert ends >= 3                          # several autoresets were compared
 
 
+def test_vector_env_reset_takes_one_seed_or_none_per_env_as_sync_vector_env_does():
+    ours = gym.make_vec("Quando-v0", num_envs=3, episode="round")
+    sync = gym.make_vec("Quando-v0", num_envs=3, episode="round", vectorization_mode="sync")
+    for seed in (0, [5, None, 7], None):
+        (oa, ia), (ob, ib) = ours.reset(seed=seed), sync.reset(seed=seed)
+        np.testing.assert_array_equal(oa, ob)
+        assert_infos_equal(ia, ib)
+    with pytest.raises(ValueError, match="one per env"):
+        ours.reset(seed=[1, 2])
+
+
 def test_vector_env_next_step_delivers_the_end_then_a_fresh_game_ignoring_that_action():
     envs = QuandoVectorEnv(num_envs=4, episode="round", reward="win")
     obs, rew, term, trunc, info = step_until_an_episode_ends(envs, seed=0)
