@@ -167,12 +167,8 @@ def _assign(slots, rng_state, ids, faces):
 
 @njit(cache=True)
 def _rand(rng_state, n):
-    x = rng_state[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng_state[0] = x
-    z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = (z ^ (z >> np.uint64(31))) >> np.uint64(32)
-    return np.int64((z * np.uint64(n)) >> np.uint64(32))
+    rng_state[0] += E.GOLDEN
+    return E.mix_below(rng_state[0], n)
 
 
 @njit(cache=True)

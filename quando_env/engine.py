@@ -79,30 +79,41 @@ _PAIR = PAIR_TO_CARD
 
 
 # ---------------------------------------------------------------- random numbers (per game, splitmix64)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)   # splitmix64's increment
+
+
 @njit(cache=True)
-def _rand_u32(s):
-    x = s.rng + np.uint64(0x9E3779B97F4A7C15)
-    s.rng = x
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+def mix_below(x, n):
+    """splitmix64's output for stream state x (already advanced by GOLDEN), scaled to 0..n-1."""
+    z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return z >> np.uint64(32)
+    z = (z ^ (z >> np.uint64(31))) >> np.uint64(32)
+    return np.int64((z * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)
 def _rand_below(s, n):
-    return np.int64((_rand_u32(s) * np.uint64(n)) >> np.uint64(32))
+    s.rng += GOLDEN
+    return mix_below(s.rng, n)
 
 
 @njit(cache=True)
 def seed_states(states, seeds):
     """Give each game its own random stream; a game's stream depends on its seed only, not its slot."""
     for g in range(states.shape[0]):
-        x = np.uint64(seeds[g]) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
-        states[g].rng = x
-        for _ in range(4):
-            _rand_u32(states[g])
+        states[g].rng = np.uint64(seeds[g]) * GOLDEN + np.uint64(0x632BE59BD9B4E019) + np.uint64(4) * GOLDEN
+
+
+@njit(cache=True)
+def _shuffle(s, cards, ups, m):
+    """Shuffle cards[:m] in place and give each a random side up (R4; oya's R11)."""
+    for j in range(m - 1, 0, -1):
+        k = _rand_below(s, j + 1)
+        t = cards[j]
+        cards[j] = cards[k]
+        cards[k] = t
+    for j in range(m):
+        ups[j] = np.int8(_rand_below(s, 2))
 
 
 # ---------------------------------------------------------------- cards moving (with the K rules)
@@ -169,13 +180,7 @@ def _refill(s, n, oya):
         else:
             for j in range(m):
                 s.shuffle[j] = s.disc[j]
-            for j in range(m - 1, 0, -1):
-                k = _rand_below(s, j + 1)
-                t = s.shuffle[j]
-                s.shuffle[j] = s.shuffle[k]
-                s.shuffle[k] = t
-            for j in range(m):
-                s.shuffle_up[j] = np.int8(_rand_below(s, 2))
+            _shuffle(s, s.shuffle, s.shuffle_up, m)
         for j in range(m):
             c = s.shuffle[j]
             s.draw[m - 1 - j] = c
@@ -255,13 +260,7 @@ def _deal(s, cfg, deck, deck_up, use_deck):
     else:
         for i in range(NUM_CARDS):
             s.deck[i] = i
-        for j in range(NUM_CARDS - 1, 0, -1):
-            k = _rand_below(s, j + 1)
-            t = s.deck[j]
-            s.deck[j] = s.deck[k]
-            s.deck[k] = t
-        for i in range(NUM_CARDS):
-            s.deck_up[i] = np.int8(_rand_below(s, 2))
+        _shuffle(s, s.deck, s.deck_up, NUM_CARDS)
     s.seen[:, :] = 0
     s.nhand[:] = 0
     s.turns[:] = 0
@@ -558,12 +557,8 @@ def _sample_one(m, rng_states, g):
     n_legal = 0
     for a in range(NUM_ACTIONS):
         n_legal += m[a]
-    x = rng_states[g] + np.uint64(0x9E3779B97F4A7C15)
-    rng_states[g] = x
-    z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = (z ^ (z >> np.uint64(31))) >> np.uint64(32)
-    k = np.int64((z * np.uint64(max(n_legal, 1))) >> np.uint64(32))
+    rng_states[g] += GOLDEN
+    k = mix_below(rng_states[g], max(n_legal, 1))
     for a in range(NUM_ACTIONS):
         if m[a]:
             if k == 0:
