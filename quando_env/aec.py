@@ -70,6 +70,7 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ episode
     def reset(self, seed=None, options=None):
+        """A new game; options may fix the first round's deck (55 [up, down] pairs) and dealer."""
         options = options or {}  # other keys are ignored, as Gymnasium envs do (PettingZoo's api_test passes one)
         self.game.reset(seed=seed)
         if "deck" in options or "dealer" in options:
@@ -85,6 +86,7 @@ class raw_env(AECEnv, EzPickle):
         self.recorder = Recorder(self.game, seed=seed)
 
     def step(self, action):
+        """Play `action` for the agent to move; ValueError, naming the legal actions, if it is illegal."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -127,6 +129,7 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):
+        """The agent's observation vector, and its action mask (all zero unless it is to move)."""
         self._seat[0] = self._index[agent]
         g = self.game
         encode_kernel(g.states, self._seat, g._cfg, g._off, self._obs_buf)

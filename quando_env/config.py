@@ -55,13 +55,16 @@ class Config:
 
     @property
     def hand(self) -> int:
+        """Cards dealt to each player (R3)."""
         return self.hand_size if self.hand_size is not None else (8 if self.num_players <= 3 else 7)
 
     @property
     def dealer(self) -> int:
+        """The first round's dealer (R6)."""
         return self.first_dealer if self.first_dealer is not None else self.num_players - 1
 
     def to_dict(self) -> dict:
+        """The options as keyword arguments (what a game record stores)."""
         return asdict(self)
 
     def kernel_vector(self, autoreset: bool) -> np.ndarray:

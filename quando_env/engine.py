@@ -604,6 +604,7 @@ def redeal_kernel(states, cfg, games, decks, deck_ups, masks):
 
 
 def state_dim(n: int) -> int:
+    """Length of the perfect-information state vector (state_kernel) for n players."""
     return NUM_CARDS * (n + 4) + 5 + 5 * n + 1 + 3
 
 

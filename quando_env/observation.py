@@ -56,10 +56,12 @@ def offsets(num_players: int) -> dict[str, tuple[int, int]]:
 
 
 def obs_dim(num_players: int) -> int:
+    """Length of the observation vector for this many players."""
     return sum(size for _, size, _ in layout(num_players))
 
 
 def offset_vector(num_players: int) -> np.ndarray:
+    """Section start indices, in layout order, for the numba encoder."""
     return np.array([start for start, _ in offsets(num_players).values()], np.int64)
 
 

@@ -53,6 +53,7 @@ class Recorder:
 
 
 def save(record: dict, path) -> None:
+    """Write a record as JSON."""
     with open(path, "w") as f:
         json.dump(record, f)
 

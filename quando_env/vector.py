@@ -160,6 +160,7 @@ class VectorGame:
         return idx
 
     def illegal_message(self, g: int, action: int) -> str:
+        """Why `action` cannot be played in game g, with the legal actions by index and name."""
         legal = np.flatnonzero(self._masks[g])
         if not 0 <= action < NUM_ACTIONS:
             what = f"action {action} is out of range 0..{NUM_ACTIONS - 1}"
@@ -247,8 +248,10 @@ class VectorGame:
 
     @property
     def totals(self) -> np.ndarray:
+        """(B, n) game totals (R19)."""
         return self.states["total"][:, : self.num_players].astype(np.int64)
 
     @property
     def round_points(self) -> np.ndarray:
+        """(B, n) points of each game's last finished round (R17, R18)."""
         return self.states["points"][:, : self.num_players].astype(np.int64)
