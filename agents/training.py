@@ -1,0 +1,338 @@
+"""Self-play training of a MaskablePPO policy on quando_env.make_vec_env (the engine of train.py).
+
+1. Warm start (behaviour cloning): the policy imitates HeuristicAgent and the value head learns the
+   discounted returns of heuristic games, on games played in VectorGame batches (no opponent sees more than
+   its observation; the data is the heuristic's own decisions).
+2. PPO against an opponent pool: HeuristicAgent entries mixed with frozen snapshots of the learner. Every
+   `eval_every` steps the learner plays `eval_games` games against three heuristic players; when its win
+   rate beats the best so far, a snapshot joins the pool (the oldest leaves when it is full) and the model is
+   saved as best_model.zip.
+"""
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from quando_env import VectorGame
+from quando_env.cards import NUM_ACTIONS
+
+from .evaluation import play_match
+from .heuristic import HeuristicAgent
+from .ppo import DEFAULT_MODEL, PPOAgent, with_hint
+
+
+# ---------------------------------------------------------------- warm start data
+def heuristic_games(num_games: int, seed: int, gamma: float, reward_scale: float, num_players: int = 4,
+                    agent=None, **config):
+    """Play num_games games with `agent` (default HeuristicAgent) in every seat. Returns (obs, masks, actions,
+    returns): every decision, and the discounted return the deciding seat collected from it on, counted as the
+    training env counts it (the rewards between one of its decisions and its next one make one step)."""
+    agent = agent or HeuristicAgent()
+    vg = VectorGame(num_games, seed=seed, autoreset=False, num_players=num_players, **config)
+    n = num_players
+    obs, masks, acts = [], [], []
+    cap = num_games * 256
+    rew = np.zeros(cap)
+    nxt = np.full(cap, -1, np.int64)
+    last = np.full((num_games, n), -1, np.int64)
+    count = 0
+    while True:
+        live = np.flatnonzero(vg.current_player >= 0)
+        if live.size == 0:
+            break
+        o = vg.observe(games=live)
+        m = vg.legal_action_mask[live].copy()
+        a = agent.act(o, m)
+        cur = vg.current_player[live]
+        if count + live.size > cap:
+            cap *= 2
+            rew = np.concatenate([rew, np.zeros(cap - rew.size)])
+            nxt = np.concatenate([nxt, np.full(cap - nxt.size, -1, np.int64)])
+        ids = count + np.arange(live.size)
+        count += live.size
+        obs.append(o)
+        masks.append(m)
+        acts.append(a)
+        prev = last[live, cur]
+        nxt[prev[prev >= 0]] = ids[prev >= 0]
+        last[live, cur] = ids
+        r = vg.step(a, games=live) * reward_scale
+        for s in range(n):            # a step's rewards go to each seat's latest decision
+            d = last[live, s]
+            ok = d >= 0
+            np.add.at(rew, d[ok], r[ok, s])
+    ret = _discounted(rew[:count], nxt[:count], gamma)
+    return np.concatenate(obs), np.concatenate(masks), np.concatenate(acts), ret.astype(np.float32)
+
+
+def _discounted(rew, nxt, gamma):
+    ret = np.zeros(rew.size)
+    for i in range(rew.size - 1, -1, -1):   # a decision's successor always comes later
+        ret[i] = rew[i] + (gamma * ret[nxt[i]] if nxt[i] >= 0 else 0.0)
+    return ret
+
+
+def warm_start(model, games: int, seed: int, gamma: float, reward_scale: float, chunk: int = 64,
+               epochs: int = 4, batch_size: int = 1024, lr: float = 1e-3, progress: bool = True, hint: bool = False,
+               **config) -> dict:
+    """Behaviour cloning of HeuristicAgent into model.policy: cross-entropy on the masked policy and squared
+    error on the value head, over the decisions of `games` heuristic games (kept as float16), `epochs` passes
+    with a learning rate decaying to zero. Returns the sample count and the accuracy on held-out games."""
+    import torch as th
+
+    policy = model.policy
+    bar = tqdm(total=games, desc="warm start: heuristic games", unit="game", disable=not progress)
+    data = []
+    for start in range(0, games, chunk):
+        b = min(chunk, games - start)
+        obs, masks, acts, ret = heuristic_games(b, seed + start, gamma, reward_scale, **config)
+        obs = with_hint(obs, masks) if hint else obs
+        data.append((obs.astype(np.float16), masks, acts, ret))
+        bar.update(b)
+    bar.close()
+    obs, masks, acts, ret = (np.concatenate(x) for x in zip(*data))
+    del data
+    test = heuristic_games(16, seed + 10_000_019, gamma, reward_scale, **config)
+    test = (with_hint(test[0], test[1]) if hint else test[0],) + test[1:]
+    opt = th.optim.Adam(policy.parameters(), lr=lr)
+    steps = epochs * ((len(acts) + batch_size - 1) // batch_size)
+    sched = th.optim.lr_scheduler.LambdaLR(opt, lambda k: 1 - k / steps)
+    rng = np.random.default_rng(seed)
+    bar = tqdm(total=steps, desc="warm start: imitation", unit="batch", disable=not progress)
+    for _ in range(epochs):
+        order = rng.permutation(len(acts))
+        for i in range(0, len(order), batch_size):
+            j = np.sort(order[i:i + batch_size])
+            values, logp, _ = policy.evaluate_actions(th.as_tensor(obs[j], dtype=th.float32),
+                                                      th.as_tensor(acts[j]), th.as_tensor(masks[j]))
+            loss = -logp.mean() + 0.5 * ((values.flatten() - th.as_tensor(ret[j])) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            bar.update(1)
+            bar.set_postfix(loss=f"{float(loss.detach()):.3f}")
+    bar.close()
+    with th.no_grad():
+        dist = policy.get_distribution(th.as_tensor(test[0]), action_masks=test[1])
+        acc = float((dist.get_actions(deterministic=True).numpy() == test[2]).mean())
+    return {"samples": int(len(acts)), "accuracy": acc}
+
+
+# ---------------------------------------------------------------- PPO callbacks
+def _callback_base():
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    return BaseCallback
+
+
+def make_callbacks(out: Path, args, venv, log):
+    BaseCallback = _callback_base()
+
+    class Progress(BaseCallback):
+        """tqdm progress bar over this run's timesteps; stops the run at the time limit."""
+
+        def __init__(self, total, deadline):
+            super().__init__()
+            self.total = total
+            self.deadline = deadline
+
+        def _on_training_start(self):
+            self.bar = tqdm(total=self.total, desc="PPO", unit="step", disable=args.no_progress)
+
+        def _on_step(self):
+            self.bar.update(self.training_env.num_envs)
+            if self.deadline is not None and time.time() > self.deadline:
+                log(f"time limit reached at {self.num_timesteps} timesteps: stopping")
+                return False
+            return True
+
+        def _on_training_end(self):
+            self.bar.close()
+
+    class SelfPlay(BaseCallback):
+        """Periodic evaluation against heuristic players, snapshots into the opponent pool, checkpoints."""
+
+        def __init__(self):
+            super().__init__()
+            self.next_eval = 0
+            self.next_ckpt = 0
+            self.best = -1.0
+            self.snapshots = []
+            self.history = []
+
+        def _on_training_start(self):
+            self.next_eval = self.num_timesteps + args.eval_every
+            self.next_ckpt = self.num_timesteps + args.checkpoint_every
+            self.evaluate()
+
+        def evaluate(self):
+            t = time.time()
+            me = PPOAgent(model=self.model)
+            res = play_match([me] + [HeuristicAgent() for _ in range(args.players - 1)], args.eval_games,
+                             seed=10_000_000 + args.seed, names=["ppo"] + ["heuristic"] * (args.players - 1),
+                             progress=False, num_players=args.players).pooled()["ppo"]
+            wr, (lo, hi) = res["win_rate"], res["win_rate_ci95"]
+            self.logger.record("eval/win_rate_vs_heuristic", wr)
+            self.logger.record("eval/mean_round_points", res["mean_round_points"])
+            self.history.append({"timesteps": int(self.num_timesteps), "win_rate": wr, "ci95": [lo, hi],
+                                  "mean_round_points": res["mean_round_points"], "pool": len(self.snapshots)})
+            line = (f"[eval] {self.num_timesteps:>9} steps  win rate vs {args.players - 1} heuristic "
+                    f"{wr:.3f} [{lo:.3f}, {hi:.3f}]  pts/round {res['mean_round_points']:.2f}  "
+                    f"snapshots {len(self.snapshots)}  ({time.time() - t:.0f}s)")
+            if wr > self.best:
+                self.best = wr
+                self.model.save(out / "best_model.zip")
+                self.add_snapshot()
+                line += "  new best: saved, snapshot added"
+            log(line)
+
+        def add_snapshot(self):
+            from sb3_contrib import MaskablePPO
+
+            path = out / "snapshots" / f"snapshot_{self.num_timesteps}.zip"
+            path.parent.mkdir(exist_ok=True)
+            self.model.save(path)
+            self.snapshots.append(PPOAgent(model=MaskablePPO.load(str(path), device="cpu")))
+            self.snapshots = self.snapshots[-args.pool_size:]
+            venv.set_opponents(opponent_pool(self.snapshots, args.heuristic_share))
+
+        def _on_step(self):
+            if self.num_timesteps >= self.next_ckpt:
+                self.next_ckpt += args.checkpoint_every
+                self.model.save(out / "checkpoints" / f"model_{self.num_timesteps}.zip")
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval += args.eval_every
+                self.evaluate()
+            return True
+
+    return Progress, SelfPlay
+
+
+def opponent_pool(snapshots: list, heuristic_share: float) -> list:
+    """A pool in which about `heuristic_share` of the draws are HeuristicAgent, the rest the snapshots."""
+    if not snapshots:
+        return [HeuristicAgent()]
+    k = len(snapshots)
+    h = max(1, round(heuristic_share * k / max(1e-9, 1 - heuristic_share))) if heuristic_share < 1 else 1
+    heuristic = HeuristicAgent()
+    return [heuristic] * h + (list(snapshots) if heuristic_share < 1 else [])
+
+
+# ---------------------------------------------------------------- command line
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="train.py", description="Train a MaskablePPO Quando agent by self-play "
+                                "(heuristic warm start, then PPO against heuristic players and its own snapshots).")
+    p.add_argument("--timesteps", type=int, default=1_000_000, help="PPO timesteps (learner decisions)")
+    p.add_argument("--envs", type=int, default=32, help="games stepped together")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="runs/ppo_quando", help="output folder (TensorBoard logs, checkpoints, models)")
+    p.add_argument("--resume", metavar="ZIP", help="continue training this model (skips the warm start)")
+    p.add_argument("--bc-games", type=int, default=600, help="heuristic games imitated before PPO (0: none)")
+    p.add_argument("--eval-every", type=int, default=100_000, help="timesteps between evaluations")
+    p.add_argument("--eval-games", type=int, default=200, help="games per evaluation")
+    p.add_argument("--checkpoint-every", type=int, default=200_000, help="timesteps between checkpoints")
+    p.add_argument("--pool-size", type=int, default=4, help="frozen snapshots kept in the opponent pool")
+    p.add_argument("--heuristic-share", type=float, default=0.5, help="share of heuristic opponents in the pool")
+    p.add_argument("--lr", type=float, default=1e-4, help="PPO learning rate")
+    p.add_argument("--ent-coef", type=float, default=0.003, help="PPO entropy bonus")
+    p.add_argument("--clip", type=float, default=0.1, help="PPO clip range")
+    p.add_argument("--time-limit", type=float, default=19.0, help="minutes after which training stops (0: none)")
+    p.add_argument("--save-to", default=None, help="also copy the best model here (e.g. agents/models/ppo_quando_4p.zip)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--no-hint", dest="hint", action="store_false", help="the policy sees the observation only, "
+                   "without the heuristic's suggested action appended")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    from quando_env import make_vec_env
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    th.set_num_threads(args.threads)
+    t0 = time.time()
+    deadline = t0 + 60 * args.time_limit if args.time_limit > 0 else None
+    out = Path(args.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    logf = open(out / "train_log.txt", "a")
+
+    def log(msg):
+        tqdm.write(msg)
+        logf.write(msg + "\n")
+        logf.flush()
+
+    log(f"train.py {' '.join(sys.argv[1:] if argv is None else argv)}")
+    gamma, reward_scale = 0.995, 0.1
+
+    class LearnerView(VecEnvWrapper):
+        """Rewards: round points / 10 (the warm start's value targets use the same scale). With the hint, each
+        observation is followed by the heuristic's action as a one-hot (ppo.with_hint)."""
+
+        def __init__(self, venv):
+            space = venv.observation_space
+            if args.hint:
+                from gymnasium import spaces
+
+                space = spaces.Box(0.0, np.inf, (space.shape[0] + NUM_ACTIONS,), np.float32)
+            super().__init__(venv, observation_space=space)
+
+        def _view(self, obs, masks):
+            return with_hint(obs, masks) if args.hint else obs
+
+        def reset(self):
+            return self._view(self.venv.reset(), self.venv.action_masks())
+
+        def step_wait(self):
+            o, r, d, infos = self.venv.step_wait()
+            for info in infos:
+                if "terminal_observation" in info:
+                    t = info["terminal_observation"][None]
+                    info["terminal_observation"] = self._view(t, np.zeros((1, NUM_ACTIONS), bool))[0]
+            return self._view(o, self.venv.action_masks()), r * reward_scale, d, infos
+
+    base = make_vec_env(args.envs, opponents=[HeuristicAgent()], seed=args.seed, num_players=args.players)
+    venv = LearnerView(base)
+    if args.resume:
+        model = MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+        model.learning_rate = args.lr
+    else:
+        model = MaskablePPO("MlpPolicy", venv, learning_rate=args.lr, n_steps=256, batch_size=1024, n_epochs=4,
+                            gamma=gamma, gae_lambda=0.95, clip_range=args.clip, ent_coef=args.ent_coef, vf_coef=0.5,
+                            target_kl=0.03, seed=args.seed, device="cpu", tensorboard_log=str(out / "tb"),
+                            policy_kwargs=dict(net_arch=dict(pi=[256, 256], vf=[256, 256])))
+        if args.bc_games > 0:
+            st = warm_start(model, args.bc_games, args.seed, gamma, reward_scale, progress=not args.no_progress,
+                            hint=args.hint, num_players=args.players)
+            log(f"warm start: {st['samples']} heuristic decisions imitated, held-out accuracy {st['accuracy']:.3f} "
+                f"({time.time() - t0:.0f}s)")
+    Progress, SelfPlay = make_callbacks(out, args, base, log)
+    selfplay = SelfPlay()
+    model.learn(args.timesteps, callback=[Progress(args.timesteps, deadline), selfplay], tb_log_name="ppo",
+                reset_num_timesteps=not args.resume)
+    if selfplay.history[-1]["timesteps"] != model.num_timesteps:
+        selfplay.evaluate()
+    model.save(out / "final_model.zip")
+    with open(out / "eval_history.json", "w") as f:
+        json.dump(selfplay.history, f, indent=2)
+    best = out / "best_model.zip"
+    if args.save_to:
+        shutil.copy(best, args.save_to)
+        log(f"best model (win rate {selfplay.best:.3f}) copied to {args.save_to}")
+    log(f"done in {(time.time() - t0) / 60:.1f} min: {best}, {out / 'final_model.zip'}, TensorBoard logs in "
+        f"{out / 'tb'}")
+    return 0
+
+
+__all__ = ["heuristic_games", "warm_start", "opponent_pool", "main", "DEFAULT_MODEL"]

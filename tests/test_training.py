@@ -1,0 +1,50 @@
+"""train.py: heuristic game data for the warm start, the opponent pool, and a tiny end-to-end run."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from agents import HeuristicAgent, PPOAgent
+from agents.training import heuristic_games, opponent_pool
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_heuristic_games_returns_are_discounted_round_points():
+    obs, masks, acts, ret = heuristic_games(3, seed=0, gamma=1.0, reward_scale=1.0)
+    assert len(obs) == len(masks) == len(acts) == len(ret) > 100
+    assert masks[np.arange(len(acts)), acts].all()
+    assert np.array_equal(HeuristicAgent().act(obs, masks), acts)
+    assert (ret <= 0).all() and ret.min() <= -50        # undiscounted: minus the points still to come, >= 50 total
+    # Discounting shrinks what is still owed.
+    _, _, _, ret_d = heuristic_games(3, seed=0, gamma=0.9, reward_scale=1.0)
+    assert (ret_d >= ret).all() and (ret_d > ret).any()
+
+
+def test_opponent_pool_mixes_heuristic_and_snapshots():
+    assert len(opponent_pool([], 0.5)) == 1
+    pool = opponent_pool(["s1", "s2"], 0.5)
+    assert pool.count("s1") == 1 and sum(isinstance(x, HeuristicAgent) for x in pool) == 2
+    pool = opponent_pool(["s1"], 0.75)
+    assert sum(isinstance(x, HeuristicAgent) for x in pool) == 3
+
+
+def test_train_end_to_end(tmp_path):
+    out = tmp_path / "run"
+    r = subprocess.run([sys.executable, str(ROOT / "train.py"), "--timesteps", "2048", "--envs", "8", "--bc-games",
+                        "4", "--eval-every", "1024", "--eval-games", "8", "--checkpoint-every", "1024", "--out",
+                        str(out), "--save-to", str(tmp_path / "model.zip"), "--no-progress"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "[eval]" in r.stdout and "win rate vs 3 heuristic" in r.stdout
+    assert (out / "best_model.zip").exists() and (out / "final_model.zip").exists()
+    assert any((out / "checkpoints").iterdir()) and any((out / "tb").iterdir())
+    hist = json.loads((out / "eval_history.json").read_text())
+    assert hist[0]["timesteps"] == 0 and hist[-1]["timesteps"] >= 2048
+    agent = PPOAgent(tmp_path / "model.zip")
+    obs = np.zeros((1, 1152), np.float32)
+    mask = np.zeros((1, 134), bool)
+    mask[0, 121:123] = True
+    assert agent.act(obs, mask)[0] in (121, 122)
