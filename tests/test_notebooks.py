@@ -30,3 +30,14 @@ def test_02_train_ppo_learns_to_beat_random_play(tmp_path):
     ppo_pts = float(lines["trained PPO"].split()[0])
     assert ppo_pts < random_pts          # fewer round points than random play after a short run
     assert images >= 1
+
+
+def test_03_evaluate_tournament_and_ratings(tmp_path):
+    text, images = run("03_evaluate.ipynb", tmp_path)
+    lines = text.splitlines()
+    league = next(i for i, line in enumerate(lines) if line.startswith("agent") and "ordinal" in line)
+    match = {line.split()[0]: line.split() for line in lines[:league] if line.startswith(("heuristic", "random"))}
+    assert float(match["heuristic"][2]) > 0.7           # win rate against three random players
+    ranking = [line.split()[0] for line in lines[league + 2:league + 6]]
+    assert sorted(ranking) == ["greedy", "heuristic", "ppo", "random"] and ranking[-1] == "random"
+    assert images >= 2
