@@ -188,7 +188,9 @@ def p_lowest_alone(o, st, n, my_cnt, prm):
 
 
 @njit(cache=True)
-def _decide(o, m, st, n, prm):
+def _decide(o, m, st, n, prm, vals):
+    """The heuristic's action; vals[a] gets its worth of each discard, pass and draw it weighed (lower is
+    better; the rest stay as they were)."""
     cnt = np.zeros(11, np.int64)
     pdown = np.zeros(11)
     tmp = np.zeros(11)
@@ -216,19 +218,21 @@ def _decide(o, m, st, n, prm):
         if up < 0:
             return 121
         vu, vd = _draw_values(cnt, up, down, pdown, prm, last)
+        vals[121] = vu
+        vals[122] = vd
         return 121 if vu <= vd else 122
     if ph == PH_KNOCK:  # oya: knock or not, after my draw
         if m[119] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]:
             return 119
         return 120
     # PH_ACT
-    if m[119] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]:
-        return 119
+    knock = m[119] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]
     best_a = -1
     best_v = 1e18
     if m[120]:
         best_a = 120
         best_v = _hval(cnt, prm, True)
+        vals[120] = best_v
     for a in range(119):
         if not m[a]:
             continue
@@ -252,9 +256,12 @@ def _decide(o, m, st, n, prm):
                 cnt[v] += 1
         else:
             cnt[v0] += k
+        vals[a] = val
         if val < best_v - 1e-9:
             best_v = val
             best_a = a
+    if knock:
+        return 119
     if best_a < 0:  # nothing else legal
         for a in range(134):
             if m[a]:
@@ -263,9 +270,9 @@ def _decide(o, m, st, n, prm):
 
 
 @njit(cache=True)
-def heuristic_kernel(obs, masks, st, n, prm, out):
+def heuristic_kernel(obs, masks, st, n, prm, out, vals):
     for i in range(obs.shape[0]):
-        out[i] = _decide(obs[i], masks[i], st, n, prm)
+        out[i] = _decide(obs[i], masks[i], st, n, prm, vals[i])
 
 
 class HeuristicAgent(Agent):
@@ -284,12 +291,23 @@ class HeuristicAgent(Agent):
         self._st = {}
 
     def act_batch(self, obs, masks):
+        return self._run(obs, masks, np.empty((obs.shape[0], 0)))
+
+    def action_values(self, obs, masks) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, (B, 134) worth of each discard, pass and draw the heuristic weighed: lower is better,
+        inf for the others)."""
+        vals = np.full((obs.shape[0], 134), np.inf)
+        return self._run(np.asarray(obs, np.float32), np.asarray(masks, bool), vals), vals
+
+    def _run(self, obs, masks, vals):
         n = self.num_players or players_from_obs_dim(obs.shape[1])
         if n not in self._st:
             self._st[n] = starts_vector(n)
         out = np.empty(obs.shape[0], np.int64)
+        if vals.shape[1] == 0:
+            vals = np.empty((obs.shape[0], 134))     # scratch, thrown away
         heuristic_kernel(np.ascontiguousarray(obs, np.float32), np.ascontiguousarray(masks, np.bool_),
-                         self._st[n], n, self._prm, out)
+                         self._st[n], n, self._prm, out, vals)
         return out
 
     def __repr__(self):

@@ -1,16 +1,19 @@
-"""RolloutAgent: determinized Monte-Carlo search over the legal actions, with heuristic play-outs.
+"""RolloutAgent: determinized Monte-Carlo search with heuristic play-outs, on top of the heuristic.
 
-For each decision with more than one legal action: sample `samples` full worlds consistent with the agent's
-observation (quando_env.determinize: the hidden sides dealt at random over what it has never seen, the
-agent as seat 0), copy each world once per legal action, apply the action, and play every copy forward with
-HeuristicAgent for all seats until the round ends (or `horizon` more decisions). An action's value is the
-agent's round points minus `relative` times the opponents' mean points, averaged over the worlds (each
-action sees the same worlds); the lowest wins. All worlds of all decisions in one `act` call run in one
-VectorGame, so evaluating many games at once batches the play-outs.
+For each decision with more than one legal action: take the heuristic's choice and a few other candidates
+(the best-valued by the heuristic, plus knock and pass where legal), sample full worlds consistent with the
+agent's observation (quando_env.determinize: the hidden sides dealt at random over what it has never seen,
+the agent as seat 0), copy each world once per candidate, apply it, and play every copy forward with
+HeuristicAgent in all seats until the round ends (or `horizon` more decisions). A world's score is the
+agent's round points minus `relative` times the opponents' mean points. Every candidate sees the same
+worlds, so candidates are compared by paired differences: another action replaces the heuristic's choice only
+when it beats it by `z` standard errors. All worlds of all decisions in one `act` call run in one VectorGame,
+so evaluating many games at once batches the play-outs.
 """
 import numpy as np
 
 from quando_env import VectorGame
+from quando_env.cards import KNOCK, PASS
 from quando_env.config import make_config
 from quando_env.determinize import sample_states
 
@@ -19,20 +22,26 @@ from .heuristic import HeuristicAgent
 
 
 class RolloutAgent(Agent):
-    """Determinized rollouts. Cost per decision ~ samples x legal actions x (decisions left in the round).
+    """Determinized rollouts. Cost per decision ~ worlds x candidates x decisions left in the round.
 
-    samples: worlds per decision; horizon: decisions to play after the action (None: to the round's end);
-    relative: weight of the opponents' mean round points against the agent's own; max_worlds: worlds per
-    VectorGame batch (bounds memory); config: the game's options (num_players is read from the observation).
+    samples: worlds per decision; knock_samples: worlds when knocking is an option (the decision that
+    matters most); max_candidates: heuristic-ranked discards or draws tried besides the heuristic's choice,
+    knock and pass (None: every legal action); horizon: decisions played after the action (None: to the
+    round's end); relative: weight of the opponents' mean round points; z: standard errors an action must
+    win by; max_worlds: worlds per VectorGame batch (bounds memory); config: the game's options
+    (num_players is read from the observation).
     """
 
     name = "rollout"
 
-    def __init__(self, samples: int = 16, horizon: int | None = None, relative: float = 0.5, z: float = 1.5,
-                 max_worlds: int = 8192, seed: int | None = 0, playout: Agent | None = None, **config):
-        if samples < 1:
-            raise ValueError(f"samples={samples!r} is not allowed: at least 1")
+    def __init__(self, samples: int = 16, knock_samples: int = 48, max_candidates: int | None = 3,
+                 horizon: int | None = None, relative: float = 0.5, z: float = 1.5, max_worlds: int = 8192,
+                 seed: int | None = 0, playout: Agent | None = None, **config):
+        if samples < 2 or knock_samples < 2:
+            raise ValueError(f"samples={samples!r}, knock_samples={knock_samples!r}: at least 2 worlds each")
         self.samples = int(samples)
+        self.knock_samples = int(knock_samples)
+        self.max_candidates = max_candidates
         self.horizon = horizon
         self.relative = float(relative)
         self.z = float(z)
@@ -50,66 +59,67 @@ class RolloutAgent(Agent):
 
     def act_batch(self, obs, masks):
         n = players_from_obs_dim(obs.shape[1])
-        out = np.asarray(masks.argmax(axis=1), np.int64)
-        todo = np.flatnonzero(masks.sum(axis=1) > 1)
+        prior, vals = self.heuristic.action_values(obs, masks)
+        out = prior.copy()
         chunk, worlds = [], 0
-        for i in todo:
-            w = self.samples * int(masks[i].sum())
-            if chunk and worlds + w > self.max_worlds:
-                self._search(obs, masks, chunk, n, out)
+        for i in np.flatnonzero(masks.sum(axis=1) > 1):
+            acts = self._candidates(masks[i], prior[i], vals[i])
+            k = self.knock_samples if masks[i, KNOCK] else self.samples
+            if chunk and worlds + k * acts.size > self.max_worlds:
+                self._search(obs, chunk, n, out)
                 chunk, worlds = [], 0
-            chunk.append(i)
-            worlds += w
+            chunk.append((i, acts, k, prior[i]))
+            worlds += k * acts.size
         if chunk:
-            self._search(obs, masks, chunk, n, out)
+            self._search(obs, chunk, n, out)
         return out
 
-    def _search(self, obs, masks, rows, n, out):
+    def _candidates(self, mask, h, vals):
+        """The heuristic's choice, knock and pass where legal, and the `max_candidates` best-valued others."""
+        legal = np.flatnonzero(mask)
+        if self.max_candidates is None or legal.size <= self.max_candidates + 1:
+            return legal
+        keep = set(legal[np.argsort(vals[legal], kind="stable")[:self.max_candidates]].tolist())
+        keep.add(int(h))
+        keep.update(a for a in (KNOCK, PASS) if mask[a])
+        return np.array(sorted(keep), np.int64)
+
+    def _search(self, obs, chunk, n, out):
         cfg = self._config(n)
-        k = self.samples
-        states, first, groups = [], [], []
-        for i in rows:
-            acts = np.flatnonzero(masks[i])
+        states, first = [], []
+        for i, acts, k, _ in chunk:
             worlds = sample_states(obs[i], k, cfg, seed=int(self.rng.integers(2**63)))
-            states.append(np.tile(worlds, acts.size))          # action-major: copies of the same k worlds
+            states.append(np.tile(worlds, acts.size))          # candidate-major: copies of the same k worlds
             first.append(np.repeat(acts, k))
-            groups.append(acts)
         states = np.concatenate(states)
-        first = np.concatenate(first)
         vg = VectorGame(states.size, seed=0, autoreset=False, **cfg.to_dict())
         vg.load_states(states)
-        vg.step(first)
+        vg.step(np.concatenate(first))
         steps = 0
         while self.horizon is None or steps < self.horizon:
             live = np.flatnonzero(vg.current_player >= 0)
             if live.size == 0:
                 break
-            a = self.playout.act(vg.observe(games=live), vg.legal_action_mask[live])
-            vg.step(a, games=live)
+            vg.step(self.playout.act(vg.observe(games=live), vg.legal_action_mask[live]), games=live)
             steps += 1
         over = vg.current_player < 0
         pts = np.where(over[:, None], vg.round_points, vg.hand_sums()).astype(np.float64)
         score = pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)
-        prior = self.heuristic.act(obs[rows], masks[rows])
         start = 0
-        for i, acts, h in zip(rows, groups, prior):
+        for i, acts, k, h in chunk:
             s = score[start:start + acts.size * k].reshape(acts.size, k)
             start += acts.size * k
             out[i] = self._choose(s, acts, h)
 
     def _choose(self, s, acts, h):
         """The heuristic's action h unless another beats it in the same worlds by `z` standard errors."""
-        j = int(np.flatnonzero(acts == h)[0])
-        d = s - s[j]                                  # paired differences (same worlds)
+        d = s - s[int(np.flatnonzero(acts == h)[0])]        # paired differences
         mean = d.mean(axis=1)
-        if s.shape[1] > 1:
-            se = d.std(axis=1, ddof=1) / np.sqrt(s.shape[1]) + 1e-9
-            ok = mean < -self.z * se
-        else:
-            ok = mean < 0
-        if not ok.any():
-            return int(h)
-        return int(acts[np.argmin(np.where(ok, mean, np.inf))])
+        se = d.std(axis=1, ddof=1) / np.sqrt(s.shape[1]) + 1e-9
+        ok = mean < -self.z * se
+        return int(acts[np.argmin(np.where(ok, mean, np.inf))]) if ok.any() else int(h)
 
     def __repr__(self):
-        return f"RolloutAgent(samples={self.samples}, horizon={self.horizon}, relative={self.relative})"
+        return (f"RolloutAgent(samples={self.samples}, knock_samples={self.knock_samples}, "
+                f"max_candidates={self.max_candidates}, horizon={self.horizon}, relative={self.relative}, "
+                f"z={self.z})")

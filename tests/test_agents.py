@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, HeuristicAgent, RandomAgent, RolloutAgent, make_agent
+from agents import Agent, GreedyAgent, HeuristicAgent, PPOAgent, RandomAgent, RolloutAgent, make_agent
 from agents.evaluation import play_match
 from agents.features import starts_vector
 from agents.heuristic import p_lowest_alone, DEFAULTS
@@ -136,6 +136,27 @@ def test_rollout_agent_finishes_games():
     res = play_match([RolloutAgent(samples=2, horizon=12, seed=0), HeuristicAgent(), HeuristicAgent(),
                       HeuristicAgent()], 4, seed=0, progress=False)
     assert all(s.games == 4 for s in res.stats)
+
+
+def test_shipped_ppo_model_loads_and_beats_random_players():
+    ppo = make_agent("ppo")
+    assert isinstance(ppo, PPOAgent) and isinstance(ppo, Agent)
+    obs, masks = positions(games=8, steps=60, seed=8)
+    a = ppo.act(obs, masks)
+    assert masks[np.arange(len(obs)), a].all()
+    res = play_match([ppo, RandomAgent(seed=1), RandomAgent(seed=2), RandomAgent(seed=3)], 40, seed=0,
+                     names=["ppo", "r", "r", "r"], progress=False).pooled()
+    assert res["ppo"]["win_rate"] > 0.6
+
+
+def test_ppo_hint_is_the_heuristic_action():
+    from agents.ppo import with_hint
+
+    obs, masks = positions(games=4, steps=30, seed=9)
+    x = with_hint(obs, masks)
+    assert x.shape == (len(obs), obs.shape[1] + NUM_ACTIONS) and np.array_equal(x[:, :obs.shape[1]], obs)
+    assert np.array_equal(x[:, obs.shape[1]:].argmax(axis=1), HeuristicAgent().act(obs, masks))
+    assert not with_hint(obs[:1], np.zeros((1, NUM_ACTIONS), bool))[0, obs.shape[1]:].any()
 
 
 def test_make_agent_names():
