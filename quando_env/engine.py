@@ -30,7 +30,6 @@ T_AFTER_TURN_DRAW = 1
 T_PENALTY_START = 2
 T_PENALTY_NEXT = 3
 T_END_TURN = 4
-T_NONE = 5
 
 # Indices into the int64 config vector the kernels take.
 C_N, C_OYA, C_HAND, C_PENALTY, C_KMIN, C_TARGET, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, C_AUTORESET, \
@@ -413,7 +412,6 @@ def _apply(s, a, cfg, rew, flags):
     oya = cfg[C_OYA] == 1
     ph = s.phase
     p = s.cur
-    todo = T_NONE
     err = False
     if ph == PH_ACT:
         if a < 119:
@@ -428,8 +426,7 @@ def _apply(s, a, cfg, rew, flags):
                     _discard(s, _pick(s, p, v), p, n)
                 s.triplet = 1 if k == 3 else 0
             s.turns[p] += 1
-            err = _refill(s, n, oya)
-            _reveal_top(s, n)
+            err = _refill(s, n, oya)   # a discard onto an empty table becomes the draw pile at once
             todo = T_PENALTY_START if (oya and s.triplet == 1) else T_TURN_DRAW
         elif a == 119:          # K (R15)
             s.knocker = p
