@@ -155,13 +155,14 @@ def _play_batch(agents, b, seed, rot, stats, totals_out, bar, config):
 
 def format_table(summary: dict, title: str = "") -> str:
     """A plain-text table of pooled summaries."""
-    head = f"{'agent':<22}{'games':>7}{'win rate':>10}{'95% CI':>17}{'pts/round':>11}{'knock rate':>12}" \
+    w = max([22] + [len(k) + 2 for k in summary])
+    head = f"{'agent':<{w}}{'games':>7}{'win rate':>10}{'95% CI':>17}{'pts/round':>11}{'knock rate':>12}" \
            f"{'knock ok':>10}{'rounds/game':>13}"
     lines = ([title] if title else []) + [head, "-" * len(head)]
     for name, s in summary.items():
         ks = s["knock_success_rate"]
         lo, hi = s["win_rate_ci95"]
-        lines.append(f"{name:<22}{s['games']:>7}{s['win_rate']:>10.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
+        lines.append(f"{name:<{w}}{s['games']:>7}{s['win_rate']:>10.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
                      f"{s['mean_round_points']:>11.2f}{s['knock_rate']:>12.3f}"
                      f"{('-' if ks is None else f'{ks:.3f}'):>10}{s['mean_rounds_per_game']:>13.2f}")
     return "\n".join(lines)

@@ -10,7 +10,6 @@
 """
 import argparse
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -225,6 +224,16 @@ def opponent_pool(snapshots: list, heuristic_share: float) -> list:
     return [heuristic] * h + (list(snapshots) if heuristic_share < 1 else [])
 
 
+def save_compact(model, path) -> None:
+    """Save `model` for playing: a fresh optimizer (no Adam moments) keeps the zip small."""
+    opt = model.policy.optimizer
+    model.policy.optimizer = type(opt)(model.policy.parameters(), **opt.defaults)
+    try:
+        model.save(path)
+    finally:
+        model.policy.optimizer = opt
+
+
 # ---------------------------------------------------------------- command line
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="train.py", description="Train a MaskablePPO Quando agent by self-play "
@@ -245,7 +254,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--ent-coef", type=float, default=0.003, help="PPO entropy bonus")
     p.add_argument("--clip", type=float, default=0.1, help="PPO clip range")
     p.add_argument("--time-limit", type=float, default=19.0, help="minutes after which training stops (0: none)")
-    p.add_argument("--save-to", default=None, help="also copy the best model here (e.g. agents/models/ppo_quando_4p.zip)")
+    p.add_argument("--save-to", default=None, help="also save the final (or --ship best) policy here, without the "
+                   "optimizer state (e.g. agents/models/ppo_quando_4p.zip)")
+    p.add_argument("--ship", choices=["final", "best"], default="final", help="which model --save-to writes: the "
+                   "last one, or the one with the best evaluation")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--no-hint", dest="hint", action="store_false", help="the policy sees the observation only, "
                    "without the heuristic's suggested action appended")
@@ -326,13 +338,13 @@ def main(argv=None) -> int:
     model.save(out / "final_model.zip")
     with open(out / "eval_history.json", "w") as f:
         json.dump(selfplay.history, f, indent=2)
-    best = out / "best_model.zip"
     if args.save_to:
-        shutil.copy(best, args.save_to)
-        log(f"best model (win rate {selfplay.best:.3f}) copied to {args.save_to}")
-    log(f"done in {(time.time() - t0) / 60:.1f} min: {best}, {out / 'final_model.zip'}, TensorBoard logs in "
-        f"{out / 'tb'}")
+        src = out / ("best_model.zip" if args.ship == "best" else "final_model.zip")
+        save_compact(MaskablePPO.load(str(src), device="cpu"), args.save_to)
+        log(f"{args.ship} model ({src}) saved without optimizer state to {args.save_to}")
+    log(f"done in {(time.time() - t0) / 60:.1f} min: {out / 'final_model.zip'}, {out / 'best_model.zip'}, "
+        f"TensorBoard logs in {out / 'tb'}")
     return 0
 
 
-__all__ = ["heuristic_games", "warm_start", "opponent_pool", "main", "DEFAULT_MODEL"]
+__all__ = ["heuristic_games", "warm_start", "opponent_pool", "save_compact", "main", "DEFAULT_MODEL"]

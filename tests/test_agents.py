@@ -126,14 +126,35 @@ def test_heuristic_beats_greedy_players():
 def test_rollout_agent_plays_legal_moves_from_its_observation():
     obs, masks = positions(games=4, steps=40, seed=7)
     obs, masks = obs[::10], masks[::10]
-    agent = RolloutAgent(samples=2, horizon=8, seed=0)
+    agent = RolloutAgent(samples=2, knock_samples=2, horizon=8, seed=0)
     a = agent.act(obs, masks)
     assert masks[np.arange(len(obs)), a].all()
-    assert np.array_equal(RolloutAgent(samples=2, horizon=8, seed=0).act(obs, masks), a)  # seeded
+    assert np.array_equal(RolloutAgent(samples=2, knock_samples=2, horizon=8, seed=0).act(obs, masks), a)  # seeded
+
+
+def test_rollout_keeps_the_heuristic_choice_unless_clearly_beaten():
+    agent = RolloutAgent(z=2.0)
+    acts = np.array([5, 40, 119])
+    rng = np.random.default_rng(0)
+    base = rng.normal(10, 5, 64)
+    noisy = np.stack([base, base + rng.normal(-0.3, 3, 64), base + 1.0])   # 40 is slightly better, but noisy
+    assert agent._choose(noisy, acts, 5) == 5
+    clear = np.stack([base, base - 2 + rng.normal(0, 0.5, 64), base + 1.0])  # 40 wins in almost every world
+    assert agent._choose(clear, acts, 5) == 40
+    assert agent._choose(clear, acts, 40) == 40
+
+
+def test_rollout_candidates_include_the_heuristic_choice_knock_and_pass():
+    agent = RolloutAgent(max_candidates=2)
+    mask = np.zeros(NUM_ACTIONS, bool)
+    mask[[3, 10, 20, 30, 40, KNOCK]] = True
+    vals = np.full(NUM_ACTIONS, np.inf)
+    vals[[3, 10, 20, 30, 40]] = [5.0, 1.0, 2.0, 9.0, 3.0]
+    assert agent._candidates(mask, 30, vals).tolist() == [10, 20, 30, KNOCK]
 
 
 def test_rollout_agent_finishes_games():
-    res = play_match([RolloutAgent(samples=2, horizon=12, seed=0), HeuristicAgent(), HeuristicAgent(),
+    res = play_match([RolloutAgent(samples=2, knock_samples=2, horizon=12, seed=0), HeuristicAgent(), HeuristicAgent(),
                       HeuristicAgent()], 4, seed=0, progress=False)
     assert all(s.games == 4 for s in res.stats)
 

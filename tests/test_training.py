@@ -43,6 +43,14 @@ def test_train_end_to_end(tmp_path):
     assert any((out / "checkpoints").iterdir()) and any((out / "tb").iterdir())
     hist = json.loads((out / "eval_history.json").read_text())
     assert hist[0]["timesteps"] == 0 and hist[-1]["timesteps"] >= 2048
+    assert (tmp_path / "model.zip").stat().st_size < (out / "final_model.zip").stat().st_size  # no optimizer state
+    r = subprocess.run([sys.executable, str(ROOT / "train.py"), "--timesteps", "1024", "--envs", "8", "--resume",
+                        str(out / "final_model.zip"), "--eval-every", "100000", "--eval-games", "4", "--out",
+                        str(tmp_path / "run2"), "--no-progress"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "warm start" not in r.stdout
+    hist = json.loads((tmp_path / "run2" / "eval_history.json").read_text())
+    assert hist[0]["timesteps"] >= 2048                          # the step count goes on from the resumed model
     agent = PPOAgent(tmp_path / "model.zip")
     obs = np.zeros((1, 1152), np.float32)
     mask = np.zeros((1, 134), bool)
