@@ -28,14 +28,16 @@ class RolloutAgent(Agent):
     matters most); max_candidates: heuristic-ranked discards or draws tried besides the heuristic's choice,
     knock and pass (None: every legal action); horizon: decisions played after the action (None: to the
     round's end); relative: weight of the opponents' mean round points; z: standard errors an action must
-    win by; max_worlds: worlds per VectorGame batch (bounds memory); config: the game's options
-    (num_players is read from the observation).
+    win by; game_weight: extra cost, in points, of a round that ends the game with the agent not lowest;
+    max_worlds: worlds per VectorGame batch (bounds memory); config: the game's options (num_players is read
+    from the observation).
     """
 
     name = "rollout"
 
-    def __init__(self, samples: int = 16, knock_samples: int = 48, max_candidates: int | None = 3,
-                 horizon: int | None = None, relative: float = 0.5, z: float = 1.5, max_worlds: int = 8192,
+    def __init__(self, samples: int = 32, knock_samples: int = 64, max_candidates: int | None = 3,
+                 horizon: int | None = None, relative: float = 0.5, z: float = 1.0, game_weight: float = 0.0,
+                 max_worlds: int = 8192,
                  seed: int | None = 0, playout: Agent | None = None, **config):
         if samples < 2 or knock_samples < 2:
             raise ValueError(f"samples={samples!r}, knock_samples={knock_samples!r}: at least 2 worlds each")
@@ -45,6 +47,7 @@ class RolloutAgent(Agent):
         self.horizon = horizon
         self.relative = float(relative)
         self.z = float(z)
+        self.game_weight = float(game_weight)
         self.max_worlds = int(max_worlds)
         self.config = config
         self.playout = playout or HeuristicAgent(knock_samples=16)
@@ -105,6 +108,10 @@ class RolloutAgent(Agent):
         over = vg.current_player < 0
         pts = np.where(over[:, None], vg.round_points, vg.hand_sums()).astype(np.float64)
         score = pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)
+        if self.game_weight:      # a round that ends the game (R19) with the agent not lowest costs extra
+            tot = vg.totals
+            ends = over & (tot.max(axis=1) >= cfg.target_score)
+            score += self.game_weight * (ends & (tot[:, 0] > tot.min(axis=1)))
         start = 0
         for i, acts, k, h in chunk:
             s = score[start:start + acts.size * k].reshape(acts.size, k)
