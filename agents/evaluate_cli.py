@@ -25,7 +25,8 @@ def parser() -> argparse.ArgumentParser:
                    "4 in a league)")
     p.add_argument("--edition", choices=["kendi", "oya"], default="kendi")
     p.add_argument("--batch-size", type=int, default=256, help="games stepped together; default 256")
-    p.add_argument("--rollout-samples", type=int, default=None, help="worlds per decision of rollout agents")
+    p.add_argument("--rollout-samples", type=int, default=None, help="worlds per decision of rollout agents (twice "
+                   "as many when knocking is an option); default 32")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -38,6 +39,7 @@ def build(name: str, seed: int, args):
         kwargs["edition"] = args.edition
         if args.rollout_samples:
             kwargs["samples"] = args.rollout_samples
+            kwargs["knock_samples"] = 2 * args.rollout_samples
     return make_agent(name, seed=seed, **kwargs)
 
 

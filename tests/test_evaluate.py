@@ -139,6 +139,12 @@ def test_cli_fills_seats_and_runs_a_league(tmp_path):
     assert set(data["ratings"]) == {"random", "greedy", "heuristic"} and (tmp_path / "ratings.png").exists()
 
 
+def test_cli_rollout_with_few_samples():
+    r = run_cli("--agents", "rollout", "greedy", "--games", "2", "--rollout-samples", "2", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "rollout" in r.stdout and "2 players" in r.stdout
+
+
 def test_cli_errors():
     r = run_cli("--agents", "chess_engine", "random", "--games", "2", "--no-progress")
     assert r.returncode == 2 and "unknown agent" in r.stderr
