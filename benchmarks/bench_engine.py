@@ -151,8 +151,10 @@ def main():
             "quando_env.env(), 4 players": (aec(lambda: quando_env.env(num_players=4)),
                                             "texas_holdem_v4.env() (PettingZoo)"),
             "  the same against leduc_holdem_v4.env()": (None, "leduc_holdem_v4.env() (PettingZoo)"),
+            "leduc_holdem_v4.raw_env() (PettingZoo)": (aec(leduc_holdem_v4.raw_env), None),
             "quando_env.raw_env(), 4 players": (aec(lambda: quando_env.raw_env(num_players=4)),
                                                 "texas_holdem_v4.raw_env() (PettingZoo)"),
+            "  the same against leduc_holdem_v4.raw_env()": (None, "leduc_holdem_v4.raw_env() (PettingZoo)"),
         })
     except ImportError as e:
         print(f"(PettingZoo poker baselines unavailable: {e}; install the dev extra)")
@@ -164,6 +166,7 @@ def main():
                 best[name] = max(best.get(name, 0.0), timed(step, args.seconds))
         print(f"  repeat {r + 1}/{args.repeats} done", flush=True)
     best["  the same against leduc_holdem_v4.env()"] = best.get("quando_env.env(), 4 players", 0.0)
+    best["  the same against leduc_holdem_v4.raw_env()"] = best.get("quando_env.raw_env(), 4 players", 0.0)
 
     per_game = E.STATE_DTYPE.itemsize + NUM_ACTIONS + 8 + 4 * 4 + 4
     print()
