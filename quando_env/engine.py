@@ -301,13 +301,20 @@ def _start_game(s, cfg, deck, deck_up, use_deck, dealer):
 
 
 @njit(cache=True)
+def _hand_sums(s, n, out):
+    """out[p] = sum of seat p's fronts (R17)."""
+    out[:n] = 0
+    for c in range(NUM_CARDS):
+        if s.loc[c] < n:
+            out[s.loc[c]] += _VAL[c, s.face[c]]
+
+
+@njit(cache=True)
 def _end_round(s, cfg, rew, flags):
     """R17, R18 (with D3), R19. Returns True when the episode ends here."""
     n = cfg[C_N]
     sums = np.zeros(MAX_PLAYERS, np.int32)
-    for c in range(NUM_CARDS):
-        if s.loc[c] < n:
-            sums[s.loc[c]] += _VAL[c, s.face[c]]
+    _hand_sums(s, n, sums)
     low = sums[0]
     for p in range(1, n):
         low = min(low, sums[p])
@@ -653,10 +660,7 @@ def info_kernel(states, cfg, out):
     n = cfg[C_N]
     for g in range(states.shape[0]):
         s = states[g]
-        out[g, 0, :] = 0
-        for c in range(NUM_CARDS):
-            if s.loc[c] < n:
-                out[g, 0, s.loc[c]] += _VAL[c, s.face[c]]
+        _hand_sums(s, n, out[g, 0])
         for p in range(n):
             out[g, 1, p] = s.total[p]
             out[g, 2, p] = s.points[p]

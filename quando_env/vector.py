@@ -236,15 +236,10 @@ class VectorGame:
 
     def hand_sums(self, games=None) -> np.ndarray:
         """(B, n) sum of fronts per seat (R17); games: only these slots."""
-        face, loc = self.states["face"], self.states["loc"]
-        if games is not None:
-            idx = self._slots(games)
-            face, loc = face[idx], loc[idx]
-        fronts = CARD_VALUES[np.arange(NUM_CARDS)[None, :], face.astype(np.int64)]
-        sums = np.zeros((loc.shape[0], self.num_players), np.int64)
-        for p in range(self.num_players):
-            sums[:, p] = np.where(loc == p, fronts, 0).sum(axis=1)
-        return sums
+        states = self.states if games is None else self.states[self._slots(games)]
+        out = np.zeros((states.shape[0], 3, self.num_players), np.int32)
+        E.info_kernel(states, self._cfg, out)
+        return out[:, 0].astype(np.int64)
 
     @property
     def totals(self) -> np.ndarray:
