@@ -163,19 +163,27 @@ def p_lowest_alone(o, st, n, my_cnt, prm):
     state = np.zeros(1, np.uint64)
     state[0] = _obs_hash(o)
     ns = int(prm[P_SAMPLES])
+    # Each opponent's cards as (back, front or 11 = unknown), read once, in the order the samples draw them.
+    cards = np.zeros((n, 64, 2), np.int64)
+    ncards = np.zeros(n, np.int64)
+    for r in range(1, n):
+        base = st[S_OPP] + (r - 1) * 132
+        for back in range(11):
+            for col in range(12):
+                for _j in range(int(round(o[base + back * 12 + col]))):
+                    cards[r, ncards[r], 0] = back
+                    cards[r, ncards[r], 1] = col
+                    ncards[r] += 1
     wins = 0
     for _ in range(ns):
         mine = float(my)
         low = 1e9
         for r in range(1, n):
-            base = st[S_OPP] + (r - 1) * 132
             cnt[:] = 0
-            for back in range(11):
-                for col in range(12):
-                    k = int(round(o[base + back * 12 + col]))
-                    for _j in range(k):
-                        v = col if col < 11 else _sample(cdfs[back], state)
-                        cnt[v] += 1
+            for j in range(ncards[r]):
+                col = cards[r, j, 1]
+                v = col if col < 11 else _sample(cdfs[cards[r, j, 0]], state)
+                cnt[v] += 1
             s = hand_sum(cnt)
             rem, trip = _best_removal(cnt)
             draw = min(_sample(any_cdf, state), 5)
