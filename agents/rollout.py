@@ -11,14 +11,38 @@ when it beats it by `z` standard errors. All worlds of all decisions in one `act
 so evaluating many games at once batches the play-outs.
 """
 import numpy as np
+from numba import njit, prange
 
 from quando_env import VectorGame
-from quando_env.cards import KNOCK, PASS
+from quando_env.cards import KNOCK, NUM_ACTIONS, NUM_CARDS, PASS
 from quando_env.config import make_config
 from quando_env.determinize import sample_states
+from quando_env.engine import _mask, _step_game
+from quando_env.observation import _encode
 
 from .base import Agent, players_from_obs_dim
-from .heuristic import HeuristicAgent
+from .features import starts_vector
+from .heuristic import HeuristicAgent, _decide
+
+
+@njit(cache=True, parallel=True)
+def playout_kernel(states, cfg, off, obs_dim, st, n, prm, horizon):
+    """HeuristicAgent (parameters prm) in every seat of every game until its round ends, or for `horizon`
+    decisions per game (< 0: no limit). The same play as stepping a VectorGame with HeuristicAgent's
+    actions, fused into one call that spreads the games over the cores."""
+    for g in prange(states.shape[0]):
+        o = np.empty(obs_dim, np.float32)
+        m = np.zeros(NUM_ACTIONS, np.bool_)
+        rew = np.zeros(n, np.float32)
+        flg = np.zeros(4, np.uint8)
+        vals = np.empty(NUM_ACTIONS)
+        dummy = np.zeros(NUM_CARDS, np.int8)
+        _mask(states[g], cfg, m)
+        k = 0
+        while states[g].cur >= 0 and (horizon < 0 or k < horizon):
+            _encode(states[g], states[g].cur, cfg, off, o)
+            _step_game(states[g], _decide(o, m, st, n, prm, vals), cfg, rew, flg, m, dummy)
+            k += 1
 
 
 class RolloutAgent(Agent):
@@ -98,13 +122,17 @@ class RolloutAgent(Agent):
         vg = VectorGame(states.size, seed=0, autoreset=False, **cfg.to_dict())
         vg.load_states(states)
         vg.step(np.concatenate(first))
-        steps = 0
-        while self.horizon is None or steps < self.horizon:
-            live = np.flatnonzero(vg.current_player >= 0)
-            if live.size == 0:
-                break
-            vg.step(self.playout.act(vg.observe(games=live), vg.legal_action_mask[live]), games=live)
-            steps += 1
+        if type(self.playout) is HeuristicAgent:
+            playout_kernel(vg.states, vg._cfg, vg._off, vg.obs_dim, starts_vector(n), n, self.playout._prm,
+                           -1 if self.horizon is None else self.horizon)
+        else:
+            steps = 0
+            while self.horizon is None or steps < self.horizon:
+                live = np.flatnonzero(vg.current_player >= 0)
+                if live.size == 0:
+                    break
+                vg.step(self.playout.act(vg.observe(games=live), vg.legal_action_mask[live]), games=live)
+                steps += 1
         over = vg.current_player < 0
         pts = np.where(over[:, None], vg.round_points, vg.hand_sums()).astype(np.float64)
         score = pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)

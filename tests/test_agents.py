@@ -6,6 +6,7 @@ from agents import Agent, GreedyAgent, HeuristicAgent, PPOAgent, RandomAgent, Ro
 from agents.evaluation import play_match
 from agents.features import starts_vector
 from agents.heuristic import p_lowest_alone, DEFAULTS
+from agents.rollout import playout_kernel
 from quando_env import VectorGame
 from quando_env.cards import KNOCK, NUM_ACTIONS, TAKE_DOWN, TAKE_UP
 from quando_env.observation import offsets
@@ -130,6 +131,26 @@ def test_rollout_agent_plays_legal_moves_from_its_observation():
     a = agent.act(obs, masks)
     assert masks[np.arange(len(obs)), a].all()
     assert np.array_equal(RolloutAgent(samples=2, knock_samples=2, horizon=8, seed=0).act(obs, masks), a)  # seeded
+
+
+@pytest.mark.parametrize("n,edition,horizon", [(4, "kendi", None), (6, "oya", None), (3, "kendi", 5)])
+def test_fused_playout_plays_exactly_what_stepping_the_heuristic_plays(n, edition, horizon):
+    slow = VectorGame(48, seed=n, autoreset=False, num_players=n, edition=edition, episode="round")
+    h = HeuristicAgent(knock_samples=16)
+    for _ in range(7):                                   # start the play-outs mid-round
+        live = np.flatnonzero(slow.current_player >= 0)
+        slow.step(h.act(slow.observe(games=live), slow.legal_action_mask[live]), games=live)
+    fast = VectorGame(48, seed=0, autoreset=False, num_players=n, edition=edition, episode="round")
+    fast.load_states(slow.states.copy())
+    steps = 0
+    while (horizon is None or steps < horizon) and (slow.current_player >= 0).any():
+        live = np.flatnonzero(slow.current_player >= 0)
+        slow.step(h.act(slow.observe(games=live), slow.legal_action_mask[live]), games=live)
+        steps += 1
+    playout_kernel(fast.states, fast._cfg, fast._off, fast.obs_dim, starts_vector(n), n, h._prm,
+                   -1 if horizon is None else horizon)
+    assert (slow.current_player < 0).all() == (horizon is None)
+    assert slow.states.tobytes() == fast.states.tobytes()
 
 
 def test_rollout_keeps_the_heuristic_choice_unless_clearly_beaten():
