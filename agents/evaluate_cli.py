@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--edition", choices=["kendi", "oya"], default="kendi")
     p.add_argument("--batch-size", type=int, default=256, help="games stepped together; default 256")
     p.add_argument("--rollout-samples", type=int, default=None, help="worlds per decision of rollout agents (twice "
-                   "as many when knocking is an option); default 32")
+                   "as many when knocking is an option); default 96")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -59,7 +59,7 @@ class RolloutAgent(Agent):
 
     name = "rollout"
 
-    def __init__(self, samples: int = 32, knock_samples: int = 64, max_candidates: int | None = 3,
+    def __init__(self, samples: int = 96, knock_samples: int = 192, max_candidates: int | None = 3,
                  horizon: int | None = None, relative: float = 0.5, z: float = 1.0, game_weight: float = 0.0,
                  max_worlds: int = 8192,
                  seed: int | None = 0, playout: Agent | None = None, **config):
