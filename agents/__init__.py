@@ -1,27 +1,38 @@
-"""Baseline agents for Quando: one interface, `act(obs, mask)` on one observation or a batch."""
+"""Baseline agents: one interface, `act(obs, mask)` on one observation or a batch, for every game.
+
+Generic agents live here (random, PPO, the rollout search); each game's own players live in its folder
+(agents/quando: greedy, heuristic). `make_agent(name, game=...)` builds any of them by name.
+"""
 from .base import Agent
-from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
 from .ppo import PPOAgent
 from .random_agent import RandomAgent
 from .rollout import RolloutAgent
 
-__all__ = ["Agent", "GreedyAgent", "HeuristicAgent", "PPOAgent", "RandomAgent", "RolloutAgent", "make_agent"]
+__all__ = ["Agent", "PPOAgent", "RandomAgent", "RolloutAgent", "game_agents", "make_agent"]
 
 
-def make_agent(name: str, seed: int | None = None, **kwargs) -> Agent:
-    """An agent by its command-line name: random, greedy, heuristic, rollout, ppo or ppo:PATH."""
+def game_agents(game: str) -> dict:
+    """The game's own agent classes by name (its heuristics)."""
+    if game == "quando":
+        from .quando import AGENTS
+        return AGENTS
+    raise ValueError(f"no agents for game {game!r}")
+
+
+def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwargs) -> Agent:
+    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, or one of the game's own
+    (Quando: greedy, heuristic)."""
     key, _, arg = name.partition(":")
+    own = game_agents(game)
     if arg and key != "ppo":
         raise ValueError(f"agent {name!r}: only ppo takes a path (ppo:PATH)")
     if key == "random":
         return RandomAgent(seed=seed, **kwargs)
-    if key == "greedy":
-        return GreedyAgent(**kwargs)
-    if key == "heuristic":
-        return HeuristicAgent(**kwargs)
+    if key in own:
+        return own[key](**kwargs)
     if key == "rollout":
-        return RolloutAgent(seed=seed, **kwargs)
+        from importlib import import_module
+        return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **kwargs)
     if key == "ppo":
-        return PPOAgent(arg or None, **kwargs)
-    raise ValueError(f"unknown agent {name!r}: choose random, greedy, heuristic, rollout, ppo or ppo:PATH")
+        return PPOAgent(arg or None, game=game, **kwargs)
+    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo or ppo:PATH")

@@ -1,19 +1,22 @@
-"""The command line of evaluate.py: matches and leagues of named agents on VectorGame batches."""
+"""The command line of evaluate.py: matches and leagues of named agents on batches of any game."""
 import argparse
 import json
 import sys
 import time
 
+from quando_env.registry import game_names
+
 from . import make_agent
 from .evaluation import format_table, play_match
 from .league import format_ratings, play_league
 
-NAMES_HELP = "agent names: random, greedy, heuristic, rollout, ppo (the shipped model) or ppo:PATH"
+NAMES_HELP = "agent names: random, the game's own (Quando: greedy, heuristic), rollout, ppo (the shipped model) or ppo:PATH"
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="evaluate.py", description="Measure Quando agents against each other. Seats "
-                                "rotate game by game, so no agent keeps the starting advantage.")
+    p = argparse.ArgumentParser(prog="evaluate.py", description="Measure agents against each other. Seats "
+                                "rotate game by game, so no agent keeps the starting advantage.", allow_abbrev=False)
+    p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--agents", nargs="+", metavar="NAME", help="one agent per seat (" + NAMES_HELP + "); with "
                    "fewer names than --players, the last one fills the remaining seats")
@@ -23,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="game j is seeded seed + j; default 0")
     p.add_argument("--players", type=int, default=None, help="players per game (default: the number of --agents, "
                    "4 in a league)")
-    p.add_argument("--edition", choices=["kendi", "oya"], default="kendi")
+    p.add_argument("--edition", choices=["kendi", "oya"], default=None, help="Quando's edition (default kendi)")
     p.add_argument("--batch-size", type=int, default=256, help="games stepped together; default 256")
     p.add_argument("--rollout-samples", type=int, default=None, help="worlds per decision of rollout agents (twice "
                    "as many when knocking is an option); default 96")
@@ -33,14 +36,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def rules(args) -> dict:
+    """The game options the command line sets."""
+    return {"edition": args.edition} if args.edition else {}
+
+
 def build(name: str, seed: int, args):
     kwargs = {}
     if name == "rollout":
-        kwargs["edition"] = args.edition
+        kwargs.update(rules(args))
         if args.rollout_samples:
             kwargs["samples"] = args.rollout_samples
             kwargs["knock_samples"] = 2 * args.rollout_samples
-    return make_agent(name, seed=seed, **kwargs)
+    return make_agent(name, seed=seed, game=args.game, **kwargs)
 
 
 def main(argv=None) -> int:
@@ -54,14 +62,14 @@ def main(argv=None) -> int:
             factories = {name: (lambda name=name, i=i: build(name, args.seed + 7919 * i, args))
                          for i, name in enumerate(args.league)}
             result = play_league(factories, args.games, seed=args.seed, num_players=n, progress=not args.no_progress,
-                                 batch_size=args.batch_size, edition=args.edition)
+                                 batch_size=args.batch_size, game=args.game, **rules(args))
         except (ValueError, FileNotFoundError) as e:
             print(f"evaluate.py: error: {e}", file=sys.stderr)
             return 2
         print(f"league of {len(args.league)} agents, {n} players, {len(result['lineups'])} lineups x {args.games} "
               f"games, seed {args.seed}, {time.time() - t0:.1f}s")
         print(format_ratings(result))
-        out = {"mode": "league", "players": n, "seed": args.seed, "edition": args.edition, **result}
+        out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args), **result}
         summary = {k: v for k, v in result["ratings"].items()}
     else:
         n = args.players or len(args.agents)
@@ -72,15 +80,16 @@ def main(argv=None) -> int:
         try:
             agents = [build(name, args.seed + 7919 * i, args) for i, name in enumerate(names)]
             res = play_match(agents, args.games, seed=args.seed, names=names, batch_size=args.batch_size,
-                             progress=not args.no_progress, edition=args.edition)
+                             progress=not args.no_progress, game=args.game, **rules(args))
         except (ValueError, FileNotFoundError) as e:
             print(f"evaluate.py: error: {e}", file=sys.stderr)
             return 2
         summary = res.pooled()
-        print(format_table(summary, f"{args.games} games, {n} players ({args.edition}), seats rotating, seed "
+        what = args.game + (f", {args.edition}" if args.edition else "")
+        print(format_table(summary, f"{args.games} games, {n} players ({what}), seats rotating, seed "
                                     f"{args.seed}, {time.time() - t0:.1f}s"))
-        out = {"mode": "match", "players": n, "games": args.games, "seed": args.seed, "edition": args.edition,
-               "seats": names, "agents": summary}
+        out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
+               **rules(args), "seats": names, "agents": summary}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

@@ -1,4 +1,4 @@
-"""Play agents against each other on VectorGame batches and measure them (the engine of evaluate.py).
+"""Play agents against each other on batches of any game and measure them (the engine of evaluate.py).
 
 Seats rotate: in game j the agent listed at position i plays seat (i + j) mod n, so over n consecutive
 games every agent sits in every seat once and no agent keeps the starting advantage. Game j is seeded
@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
-from quando_env import VectorGame
-from quando_env.cards import KNOCK
+from quando_env.registry import game_class
 
 from .base import Agent
 
@@ -77,10 +76,10 @@ class MatchResult:
 
 
 def play_match(agents: list, games: int, seed: int = 0, names: list | None = None, batch_size: int = 256,
-               progress: bool = True, desc: str = "games", **config) -> MatchResult:
-    """Play `games` games with agents[i] at entry i (len(agents) = num_players); seats rotate per game.
+               progress: bool = True, desc: str = "games", game: str = "quando", **config) -> MatchResult:
+    """Play `games` games of `game` with agents[i] at entry i (len(agents) = num_players); seats rotate per game.
 
-    config: options of quando_env.Config (num_players defaults to len(agents)).
+    config: the game's options (num_players defaults to len(agents)).
     """
     n = len(agents)
     config.setdefault("num_players", n)
@@ -96,14 +95,14 @@ def play_match(agents: list, games: int, seed: int = 0, names: list | None = Non
     for start in range(0, games, batch_size):
         b = min(batch_size, games - start)
         rot = (start + np.arange(b)) % n                  # entry i plays seat (i + rot) % n
-        _play_batch(agents, b, seed + start, rot, stats, all_totals[start:start + b], bar, config)
+        _play_batch(game_class(game), agents, b, seed + start, rot, stats, all_totals[start:start + b], bar, config)
     bar.close()
     return MatchResult(names, stats, all_totals)
 
 
-def _play_batch(agents, b, seed, rot, stats, totals_out, bar, config):
+def _play_batch(cls, agents, b, seed, rot, stats, totals_out, bar, config):
     n = len(agents)
-    vg = VectorGame(b, seed=seed, autoreset=False, **config)
+    vg = cls(b, seed=seed, autoreset=False, **config)
     rows = np.arange(b)
     entry_of_seat = (np.arange(n)[None, :] - rot[:, None]) % n   # (b, n): entry playing each seat
     knocker = np.full(b, -1, np.int64)
@@ -120,7 +119,7 @@ def _play_batch(agents, b, seed, rot, stats, totals_out, bar, config):
             idx = np.flatnonzero(entry == i)
             if idx.size:
                 actions[idx] = agents[i].act(obs[idx], masks[idx])
-        knocked_now = live & (actions == KNOCK)
+        knocked_now = live & (actions == vg.knock_action) if vg.knock_action is not None else live & False
         knocker[knocked_now] = cur[knocked_now]
         vg.step(actions)
         ended = np.flatnonzero(vg.round_over & live)
@@ -132,20 +131,20 @@ def _play_batch(agents, b, seed, rot, stats, totals_out, bar, config):
                     st.rounds += 1
                     st.round_points += int(pts[j, seat])
                 k = knocker[g]
-                if k >= 0:
+                if k >= 0:          # a knock succeeded when the knocker scored the fewest points of the round
                     st = stats[entry_of_seat[g, k]]
                     st.knocks += 1
-                    st.knock_wins += int(pts[j, k] == 0)
+                    st.knock_wins += int(pts[j, k] == pts[j].min())
             knocker[ended] = -1
         finished = np.flatnonzero(live & (vg.game_over | vg.truncated))
         if finished.size:
             tot = vg.totals[finished]
+            won = vg.winners(finished)
             for j, g in enumerate(finished):
-                best = tot[j].min()
                 for seat in range(n):
                     st = stats[entry_of_seat[g, seat]]
                     st.games += 1
-                    st.wins += int(tot[j, seat] == best)
+                    st.wins += int(won[j, seat])
                     st.totals += int(tot[j, seat])
                     st.truncated += int(vg.truncated[g])
                     totals_out[g, entry_of_seat[g, seat]] = tot[j, seat]

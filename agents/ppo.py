@@ -1,34 +1,37 @@
 """PPOAgent: a trained MaskablePPO policy (a .zip saved by sb3-contrib) behind the agent interface.
 
-A policy may take the heuristic's hint: the observation followed by a one-hot of the action HeuristicAgent
-would play (a function of the same observation, so the policy still sees nothing else). PPOAgent adds the
-hint when the model's input is 134 longer than the observation.
+A policy may take the heuristic's hint: the observation followed by a one-hot of the action the game's
+heuristic would play (a function of the same observation, so the policy still sees nothing else). PPOAgent
+adds the hint when the model's input is num_actions longer than the observation.
 """
 from pathlib import Path
 
 import numpy as np
 
-from quando_env.cards import NUM_ACTIONS
-
 from .base import Agent
-from .heuristic import HeuristicAgent
-
-_HINTER = HeuristicAgent()
 
 
-def with_hint(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """(B, d + 134): each observation followed by the one-hot of the heuristic's action (zeros where no
-    action is legal, e.g. a terminal observation)."""
+def with_hint(obs: np.ndarray, masks: np.ndarray, hinter: Agent | None = None) -> np.ndarray:
+    """(B, d + num_actions): each observation followed by the one-hot of `hinter`'s action (default: Quando's
+    heuristic; zeros where no action is legal, e.g. a terminal observation)."""
+    if hinter is None:
+        from . import game_agents
+        hinter = game_agents("quando")["heuristic"]()
     obs = np.asarray(obs, np.float32)
     masks = np.asarray(masks, bool)
-    out = np.zeros((obs.shape[0], obs.shape[1] + NUM_ACTIONS), np.float32)
+    out = np.zeros((obs.shape[0], obs.shape[1] + masks.shape[1]), np.float32)
     out[:, :obs.shape[1]] = obs
     ok = np.flatnonzero(masks.any(axis=1))
     if ok.size:
-        out[ok, obs.shape[1] + _HINTER.act(obs[ok], masks[ok])] = 1.0
+        out[ok, obs.shape[1] + hinter.act(obs[ok], masks[ok])] = 1.0
     return out
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_quando_4p.zip"
+
+
+def default_model(game: str) -> Path:
+    """Where the shipped 4-player model of a game lies (agents/models/ppo_<game>_4p.zip)."""
+    return DEFAULT_MODEL.with_name(f"ppo_{game}_4p.zip")
 
 
 class PPOAgent(Agent):
@@ -36,11 +39,11 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None):
+    def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None, game: str = "quando"):
         if model is None:
             from sb3_contrib import MaskablePPO
 
-            path = Path(path) if path is not None else DEFAULT_MODEL
+            path = Path(path) if path is not None else default_model(game)
             if not path.exists():
                 raise FileNotFoundError(f"no PPO model at {path}: train one with `python train.py` or give "
                                         "ppo:PATH to a MaskablePPO .zip")
@@ -49,13 +52,18 @@ class PPOAgent(Agent):
         self.path = path
         self.deterministic = deterministic
         self.obs_dim = int(np.prod(model.observation_space.shape))
+        self.game = game
+        self._hinter = None
 
     def act_batch(self, obs, masks):
-        if obs.shape[1] + NUM_ACTIONS == self.obs_dim:
-            obs = with_hint(obs, masks)
+        if obs.shape[1] + masks.shape[1] == self.obs_dim:
+            if self._hinter is None:
+                from . import game_agents
+                self._hinter = game_agents(self.game)["heuristic"]()
+            obs = with_hint(obs, masks, self._hinter)
         if obs.shape[1] != self.obs_dim:
             raise ValueError(f"this model takes observations of length {self.obs_dim} (or that less the "
-                             f"{NUM_ACTIONS} of the heuristic hint; a game with another number of players?), got "
+                             f"{masks.shape[1]} of the heuristic hint; a game with another number of players?), got "
                              f"{obs.shape[1]}")
         actions, _ = self.model.predict(obs, action_masks=masks, deterministic=self.deterministic)
         return np.asarray(actions, np.int64)

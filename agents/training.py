@@ -1,9 +1,10 @@
-"""Self-play training of a MaskablePPO policy on quando_env.make_vec_env (the engine of train.py).
+"""Self-play training of a MaskablePPO policy on quando_env.make_vec_env, for any game with a heuristic
+agent (the engine of train.py).
 
-1. Warm start (behaviour cloning): the policy imitates HeuristicAgent and the value head learns the
+1. Warm start (behaviour cloning): the policy imitates the game's heuristic and the value head learns the
    discounted returns of heuristic games, on games played in VectorGame batches (no opponent sees more than
    its observation; the data is the heuristic's own decisions).
-2. PPO against an opponent pool: HeuristicAgent entries mixed with frozen snapshots of the learner. Every
+2. PPO against an opponent pool: heuristic entries mixed with frozen snapshots of the learner. Every
    `eval_every` steps the learner plays `eval_games` games against three heuristic players; when its win
    rate beats the best so far, a snapshot joins the pool (the oldest leaves when it is full) and the model is
    saved as best_model.zip.
@@ -17,22 +18,26 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from quando_env import VectorGame
-from quando_env.cards import NUM_ACTIONS
+from quando_env.registry import game_class, game_names
 
+from . import game_agents
 from .evaluation import play_match
-from .heuristic import HeuristicAgent
 from .ppo import DEFAULT_MODEL, PPOAgent, with_hint
+
+
+def heuristic_of(game: str):
+    """A new instance of the game's heuristic agent."""
+    return game_agents(game)["heuristic"]()
 
 
 # ---------------------------------------------------------------- warm start data
 def heuristic_games(num_games: int, seed: int, gamma: float, reward_scale: float, num_players: int = 4,
-                    agent=None, **config):
-    """Play num_games games with `agent` (default HeuristicAgent) in every seat. Returns (obs, masks, actions,
+                    agent=None, game: str = "quando", **config):
+    """Play num_games games of `game` with `agent` (default: the game's heuristic) in every seat. Returns (obs, masks, actions,
     returns): every decision, and the discounted return the deciding seat collected from it on, counted as the
     training env counts it (the rewards between one of its decisions and its next one make one step)."""
-    agent = agent or HeuristicAgent()
-    vg = VectorGame(num_games, seed=seed, autoreset=False, num_players=num_players, **config)
+    agent = agent or heuristic_of(game)
+    vg = game_class(game)(num_games, seed=seed, autoreset=False, num_players=num_players, **config)
     n = num_players
     obs, masks, acts = [], [], []
     cap = num_games * 256
@@ -78,26 +83,27 @@ def _discounted(rew, nxt, gamma):
 
 def warm_start(model, games: int, seed: int, gamma: float, reward_scale: float, chunk: int = 64,
                epochs: int = 4, batch_size: int = 1024, lr: float = 1e-3, progress: bool = True, hint: bool = False,
-               **config) -> dict:
-    """Behaviour cloning of HeuristicAgent into model.policy: cross-entropy on the masked policy and squared
+               game: str = "quando", **config) -> dict:
+    """Behaviour cloning of the game's heuristic into model.policy: cross-entropy on the masked policy and squared
     error on the value head, over the decisions of `games` heuristic games (kept as float16), `epochs` passes
     with a learning rate decaying to zero. Returns the sample count and the accuracy on held-out games."""
     import torch as th
 
     policy = model.policy
+    hinter = heuristic_of(game)
     bar = tqdm(total=games, desc="warm start: heuristic games", unit="game", disable=not progress)
     data = []
     for start in range(0, games, chunk):
         b = min(chunk, games - start)
-        obs, masks, acts, ret = heuristic_games(b, seed + start, gamma, reward_scale, **config)
-        obs = with_hint(obs, masks) if hint else obs
+        obs, masks, acts, ret = heuristic_games(b, seed + start, gamma, reward_scale, game=game, **config)
+        obs = with_hint(obs, masks, hinter) if hint else obs
         data.append((obs.astype(np.float16), masks, acts, ret))
         bar.update(b)
     bar.close()
     obs, masks, acts, ret = (np.concatenate(x) for x in zip(*data))
     del data
-    test = heuristic_games(16, seed + 10_000_019, gamma, reward_scale, **config)
-    test = (with_hint(test[0], test[1]) if hint else test[0],) + test[1:]
+    test = heuristic_games(16, seed + 10_000_019, gamma, reward_scale, game=game, **config)
+    test = (with_hint(test[0], test[1], hinter) if hint else test[0],) + test[1:]
     opt = th.optim.Adam(policy.parameters(), lr=lr)
     steps = epochs * ((len(acts) + batch_size - 1) // batch_size)
     sched = th.optim.lr_scheduler.LambdaLR(opt, lambda k: 1 - k / steps)
@@ -173,10 +179,10 @@ def make_callbacks(out: Path, args, venv, log):
 
         def evaluate(self):
             t = time.time()
-            me = PPOAgent(model=self.model)
-            res = play_match([me] + [HeuristicAgent() for _ in range(args.players - 1)], args.eval_games,
+            me = PPOAgent(model=self.model, game=args.game)
+            res = play_match([me] + [heuristic_of(args.game) for _ in range(args.players - 1)], args.eval_games,
                              seed=10_000_000 + args.seed, names=["ppo"] + ["heuristic"] * (args.players - 1),
-                             progress=False, num_players=args.players).pooled()["ppo"]
+                             progress=False, num_players=args.players, game=args.game).pooled()["ppo"]
             wr, (lo, hi) = res["win_rate"], res["win_rate_ci95"]
             self.logger.record("eval/win_rate_vs_heuristic", wr)
             self.logger.record("eval/mean_round_points", res["mean_round_points"])
@@ -198,9 +204,9 @@ def make_callbacks(out: Path, args, venv, log):
             path = out / "snapshots" / f"snapshot_{self.num_timesteps}.zip"
             path.parent.mkdir(exist_ok=True)
             self.model.save(path)
-            self.snapshots.append(PPOAgent(model=MaskablePPO.load(str(path), device="cpu")))
+            self.snapshots.append(PPOAgent(model=MaskablePPO.load(str(path), device="cpu"), game=args.game))
             self.snapshots = self.snapshots[-args.pool_size:]
-            venv.set_opponents(opponent_pool(self.snapshots, args.heuristic_share))
+            venv.set_opponents(opponent_pool(self.snapshots, args.heuristic_share, args.game))
 
         def _on_step(self):
             if self.num_timesteps >= self.next_ckpt:
@@ -214,13 +220,13 @@ def make_callbacks(out: Path, args, venv, log):
     return Progress, SelfPlay
 
 
-def opponent_pool(snapshots: list, heuristic_share: float) -> list:
-    """A pool in which about `heuristic_share` of the draws are HeuristicAgent, the rest the snapshots."""
+def opponent_pool(snapshots: list, heuristic_share: float, game: str = "quando") -> list:
+    """A pool in which about `heuristic_share` of the draws are the game's heuristic, the rest the snapshots."""
     if not snapshots:
-        return [HeuristicAgent()]
+        return [heuristic_of(game)]
     k = len(snapshots)
     h = max(1, round(heuristic_share * k / max(1e-9, 1 - heuristic_share))) if heuristic_share < 1 else 1
-    heuristic = HeuristicAgent()
+    heuristic = heuristic_of(game)
     return [heuristic] * h + (list(snapshots) if heuristic_share < 1 else [])
 
 
@@ -236,13 +242,16 @@ def save_compact(model, path) -> None:
 
 # ---------------------------------------------------------------- command line
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="train.py", description="Train a MaskablePPO Quando agent by self-play "
-                                "(heuristic warm start, then PPO against heuristic players and its own snapshots).")
+    p = argparse.ArgumentParser(prog="train.py", description="Train a MaskablePPO agent by self-play (heuristic "
+                                "warm start, then PPO against heuristic players and its own snapshots).",
+                                allow_abbrev=False)
+    p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     p.add_argument("--timesteps", type=int, default=1_000_000, help="PPO timesteps (learner decisions)")
     p.add_argument("--envs", type=int, default=32, help="games stepped together")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="runs/ppo_quando", help="output folder (TensorBoard logs, checkpoints, models)")
+    p.add_argument("--out", default=None, help="output folder (TensorBoard logs, checkpoints, models; default "
+                   "runs/ppo_GAME)")
     p.add_argument("--resume", metavar="ZIP", help="continue training this model (skips the warm start)")
     p.add_argument("--bc-games", type=int, default=600, help="heuristic games imitated before PPO (0: none)")
     p.add_argument("--eval-every", type=int, default=100_000, help="timesteps between evaluations")
@@ -276,7 +285,7 @@ def main(argv=None) -> int:
     th.set_num_threads(args.threads)
     t0 = time.time()
     deadline = t0 + 60 * args.time_limit if args.time_limit > 0 else None
-    out = Path(args.out)
+    out = Path(args.out or f"runs/ppo_{args.game}")
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     logf = open(out / "train_log.txt", "a")
 
@@ -294,14 +303,15 @@ def main(argv=None) -> int:
 
         def __init__(self, venv):
             space = venv.observation_space
+            self.hinter = heuristic_of(args.game)
             if args.hint:
                 from gymnasium import spaces
 
-                space = spaces.Box(0.0, np.inf, (space.shape[0] + NUM_ACTIONS,), np.float32)
+                space = spaces.Box(0.0, np.inf, (space.shape[0] + venv.action_space.n,), np.float32)
             super().__init__(venv, observation_space=space)
 
         def _view(self, obs, masks):
-            return with_hint(obs, masks) if args.hint else obs
+            return with_hint(obs, masks, self.hinter) if args.hint else obs
 
         def reset(self):
             return self._view(self.venv.reset(), self.venv.action_masks())
@@ -311,10 +321,11 @@ def main(argv=None) -> int:
             for info in infos:
                 if "terminal_observation" in info:
                     t = info["terminal_observation"][None]
-                    info["terminal_observation"] = self._view(t, np.zeros((1, NUM_ACTIONS), bool))[0]
+                    info["terminal_observation"] = self._view(t, np.zeros((1, self.action_space.n), bool))[0]
             return self._view(o, self.venv.action_masks()), r * reward_scale, d, infos
 
-    base = make_vec_env(args.envs, opponents=[HeuristicAgent()], seed=args.seed, num_players=args.players)
+    base = make_vec_env(args.envs, opponents=[heuristic_of(args.game)], seed=args.seed, num_players=args.players,
+                        game=args.game)
     venv = LearnerView(base)
     if args.resume:
         model = MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
@@ -326,7 +337,7 @@ def main(argv=None) -> int:
                             policy_kwargs=dict(net_arch=dict(pi=[256, 256], vf=[256, 256])))
         if args.bc_games > 0:
             st = warm_start(model, args.bc_games, args.seed, gamma, reward_scale, progress=not args.no_progress,
-                            hint=args.hint, num_players=args.players)
+                            hint=args.hint, num_players=args.players, game=args.game)
             log(f"warm start: {st['samples']} heuristic decisions imitated, held-out accuracy {st['accuracy']:.3f} "
                 f"({time.time() - t0:.0f}s)")
     Progress, SelfPlay = make_callbacks(out, args, base, log)

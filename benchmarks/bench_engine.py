@@ -18,8 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import quando_env  # noqa: E402
 from quando_env import VectorGame  # noqa: E402
-from quando_env import engine as E  # noqa: E402
-from quando_env.cards import NUM_ACTIONS  # noqa: E402
+from quando_env.quando import engine as E  # noqa: E402
+from quando_env.quando.cards import NUM_ACTIONS  # noqa: E402
 
 
 def timed(step, seconds):

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from agents.heuristic import HeuristicAgent
+from agents.quando.heuristic import HeuristicAgent
 from agents.rollout import RolloutAgent
 from quando_env import VectorGame
 

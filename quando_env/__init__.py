@@ -1,13 +1,17 @@
-"""quando_env: the card game Quando as a vectorized engine with PettingZoo and Gymnasium environments.
+"""quando_env: the card games Quando (and its companions) as vectorized engines with PettingZoo and
+Gymnasium environments.
 
-Importing it registers the Gymnasium id "Quando-v0" (gymnasium.make / gymnasium.make_vec).
+`quando_env.env()`, `raw_env`, `VectorGame`, `make_vec_env` and the action table are Quando's (as in
+`quando_env.quando_v0`); `make(name, **config)` builds any game's AEC env and `game_names()` lists them.
+Importing the package registers every game's Gymnasium id ("Quando-v0", ...).
 """
-from .aec import env, raw_env
-from .cards import ACTION_NAMES, NUM_ACTIONS, action_name
-from .config import Config
-from .training_envs import make_vec_env, register_envs
-from .vector import VectorGame
+from .adapters import record
+from .adapters.training_envs import make_vec_env, register_envs
+from .quando import ACTION_NAMES, NUM_ACTIONS, Config, action_name
+from .quando_v0 import VectorGame, env, raw_env
+from .registry import game_names, make
 
 register_envs()
 
-__all__ = ["ACTION_NAMES", "NUM_ACTIONS", "Config", "VectorGame", "action_name", "env", "make_vec_env", "raw_env"]
+__all__ = ["ACTION_NAMES", "NUM_ACTIONS", "Config", "VectorGame", "action_name", "env", "game_names", "make",
+           "make_vec_env", "raw_env", "record"]

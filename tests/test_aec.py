@@ -10,7 +10,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import quando_env
-from quando_env.cards import action_name
+from quando_env.quando.cards import action_name
 
 EDITIONS = ["kendi", "oya"]
 PLAYERS = [2, 3, 4, 5, 6]
@@ -210,23 +210,29 @@ def test_R17_R19_win_reward_ties_give_several_winners(seed):
     assert returns == {a: 1.0 if a in winners else -1.0 for a in env.possible_agents}
 
 
-def test_infos_have_hand_sum_and_score_always_and_round_points_after_a_round():
+def test_infos_have_the_same_keys_from_reset_on_and_round_points_once_a_round_ended():
+    """Libraries such as TorchRL build their specs at reset: every key is there from the start, and
+    round_points is 0 with rounds_done == 0 until a round has ended."""
     env = quando_env.env(num_players=3)
     env.reset(seed=5)
     game = game_of(env)
-    seen_round_points = []
+    seen_rounds = []
 
     def check(env, agent, action):
         sums = [sum(front for front, _ in hand) for hand in game.hands(0)]
+        rounds = int(game.states[0]["round"])
         for i, a in enumerate(env.possible_agents):
             info = env.infos[a]
+            assert set(info) == {"hand_sum", "score", "round_points", "rounds_done"}
             assert info["hand_sum"] == sums[i] and info["score"] == int(game.totals[0, i])
-            assert ("round_points" in info) == (game.states[0]["round"] > 0)
-        seen_round_points.append("round_points" in env.infos["player_0"])
+            assert info["rounds_done"] == rounds
+            assert info["round_points"] == (int(game.round_points[0, i]) if rounds else 0)
+        seen_rounds.append(rounds)
     sums0 = [sum(front for front, _ in hand) for hand in game.hands(0)]
-    assert [env.infos[a] for a in env.possible_agents] == [{"hand_sum": s, "score": 0} for s in sums0]
+    assert [env.infos[a] for a in env.possible_agents] == [
+        {"hand_sum": s, "score": 0, "round_points": 0, "rounds_done": 0} for s in sums0]
     play_random(env, 5, on_step=check)
-    assert seen_round_points[0] is False and seen_round_points[-1] is True
+    assert seen_rounds[0] == 0 and seen_rounds[-1] > 0
 
 
 # ---------------------------------------------------------------- episode ends (R14-R16, D6)

@@ -2,14 +2,15 @@
 import numpy as np
 import pytest
 
-from agents import Agent, GreedyAgent, HeuristicAgent, PPOAgent, RandomAgent, RolloutAgent, make_agent
+from agents import Agent, PPOAgent, RandomAgent, RolloutAgent, make_agent
+from agents.quando import GreedyAgent, HeuristicAgent
 from agents.evaluation import play_match
-from agents.features import starts_vector
-from agents.heuristic import p_lowest_alone, DEFAULTS
-from agents.rollout import playout_kernel
+from agents.quando.features import starts_vector
+from agents.quando.heuristic import p_lowest_alone, DEFAULTS
+from agents.quando.playout import playout_kernel
 from quando_env import VectorGame
-from quando_env.cards import KNOCK, NUM_ACTIONS, TAKE_DOWN, TAKE_UP
-from quando_env.observation import offsets
+from quando_env.quando.cards import KNOCK, NUM_ACTIONS, TAKE_DOWN, TAKE_UP
+from quando_env.quando.observation import offsets
 
 
 def positions(num_players=4, edition="kendi", games=32, steps=120, seed=0):
@@ -147,7 +148,7 @@ def test_fused_playout_plays_exactly_what_stepping_the_heuristic_plays(n, editio
         live = np.flatnonzero(slow.current_player >= 0)
         slow.step(h.act(slow.observe(games=live), slow.legal_action_mask[live]), games=live)
         steps += 1
-    playout_kernel(fast.states, fast._cfg, fast._off, fast.obs_dim, starts_vector(n), n, h._prm,
+    playout_kernel(fast.states, fast.cfg, fast.obs_dim, starts_vector(n), n, h.prm,
                    -1 if horizon is None else horizon)
     assert (slow.current_player < 0).all() == (horizon is None)
     assert slow.states.tobytes() == fast.states.tobytes()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from quando_env import NUM_ACTIONS, VectorGame
-from quando_env import engine as E
+from quando_env.quando import engine as E
 
 NUM_CARDS = 55
 KNOCK, PASS = 119, 120
@@ -287,14 +287,14 @@ def test_invariant_checks_catch_broken_states():
         "pile_lists": lambda: s["loc"][0].__setitem__(top, E.LOC_DISCARD),
         "hand_counts": lambda: s["nhand"][0].__setitem__(1, 5),
         "R11": lambda: (s["ndisc"].__setitem__(0, 1), s["ndraw"].__setitem__(0, 0)),
-        "legal_action": lambda: game._masks[0].__setitem__(slice(None), 0),
+        "legal_action": lambda: game.masks[0].__setitem__(slice(None), 0),
         "R8": lambda: s["nhand"][0].__setitem__(2, 0),
     }
     for name, breaks in broken.items():
-        saved, masks = game.states.copy(), game._masks.copy()
+        saved, masks = game.states.copy(), game.masks.copy()
         breaks()
         assert invariant_violations(game)[name] == [0], name
-        game.states[:], game._masks[:] = saved, masks
+        game.states[:], game.masks[:] = saved, masks
 
 
 def test_stepping_a_subset_of_slots_leaves_the_others_alone_and_matches_full_steps():

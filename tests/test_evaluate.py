@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent
+from agents import Agent, RandomAgent
+from agents.quando import GreedyAgent, HeuristicAgent
 from agents.evaluation import SeatStats, play_match, wilson
 from agents.league import lineups, play_league
-from quando_env.observation import offsets
+from quando_env.quando.observation import offsets
 
 ROOT = Path(__file__).resolve().parents[1]
 

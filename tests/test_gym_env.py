@@ -11,9 +11,9 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from quando_env import raw_env
-from quando_env.cards import NUM_ACTIONS, TAKE_UP, action_name
-from quando_env.engine import PH_OVER
-from quando_env.gym_env import QuandoEnv
+from quando_env.quando.cards import NUM_ACTIONS, TAKE_UP, action_name
+from quando_env.quando.engine import PH_OVER
+from quando_env.adapters.gym_env import GameEnv as QuandoEnv
 from training_env_helpers import FirstLegal, LastLegal, pick, section
 
 
@@ -33,8 +33,8 @@ def play_episode(env, seed=None, limit=5000):
 
 def test_quando_v0_is_registered_on_import_with_a_vector_entry_point():
     spec = gym.spec("Quando-v0")
-    assert spec.entry_point == "quando_env.gym_env:QuandoEnv"
-    assert spec.vector_entry_point == "quando_env.gym_vector_env:QuandoVectorEnv"
+    assert spec.entry_point == "quando_env.adapters.gym_env:GameEnv"
+    assert spec.vector_entry_point == "quando_env.adapters.gym_vector_env:GameVectorEnv"
     env = gym.make("Quando-v0", num_players=3, opponents="random", seat=1, edition="oya")
     assert isinstance(env.unwrapped, QuandoEnv)
     assert env.unwrapped.config.num_players == 3 and env.unwrapped.config.edition == "oya"

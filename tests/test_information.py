@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from quando_env import VectorGame
-from quando_env.cards import CARD_VALUES, KNOCK, PASS, TAKE_DOWN, TAKE_UP, set_action
-from quando_env.determinize import sample_states
-from quando_env.observation import offsets
+from quando_env.quando.cards import CARD_VALUES, KNOCK, PASS, TAKE_DOWN, TAKE_UP, set_action
+from quando_env.quando.determinize import sample_states
+from quando_env.quando.observation import offsets
 from reference import complete_deck
 
 LOC_DRAW = 6

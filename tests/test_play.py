@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from quando_env.cards import ACTION_NAMES, PASS
+from quando_env.quando.cards import ACTION_NAMES, PASS
 
 PROMPT_END = b", a name, or help): "
 TIMEOUT = 60  # seconds without any output before a test gives up on the program

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from quando_env import VectorGame
-from quando_env.cards import CARD_VALUES, KNOCK, PASS, TAKE_DOWN, TAKE_UP, FLIP_UNKNOWN, deck_to_cards, set_action
-from quando_env.observation import offsets
+from quando_env.quando.cards import CARD_VALUES, KNOCK, PASS, TAKE_DOWN, TAKE_UP, FLIP_UNKNOWN, deck_to_cards, set_action
+from quando_env.quando.observation import offsets
 from reference import complete_deck, deck_for_hands
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import HeuristicAgent, PPOAgent
+from agents import PPOAgent
+from agents.quando import HeuristicAgent
 from agents.training import heuristic_games, opponent_pool
 
 ROOT = Path(__file__).resolve().parents[1]

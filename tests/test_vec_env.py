@@ -9,9 +9,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import quando_env
 from quando_env import VectorGame
-from quando_env.engine import PH_OVER
-from quando_env.gym_env import QuandoEnv
-from quando_env.gym_vector_env import QuandoVectorEnv
+from quando_env.quando.engine import PH_OVER
+from quando_env.adapters.gym_env import GameEnv as QuandoEnv
+from quando_env.adapters.gym_vector_env import GameVectorEnv as QuandoVectorEnv
 from training_env_helpers import FirstLegal, LastLegal, pick_batch, section
 
 

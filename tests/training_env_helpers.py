@@ -3,7 +3,7 @@
 Both are functions of one (observation, mask) row, so a game's course does not depend on its batch."""
 import numpy as np
 
-from quando_env.observation import offsets
+from quando_env.quando.observation import offsets
 
 
 class FirstLegal:

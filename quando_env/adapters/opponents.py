@@ -1,7 +1,7 @@
 """Opponents of the training environments: who plays the seats the learner does not.
 
 An opponent is "random" (VectorGame.sample_actions: per-game random streams), any object with the batched
-agent interface `act(obs (B, d) float32, masks (B, 134) bool) -> (B,) int`, or an object with an SB3-style
+agent interface `act(obs (B, d) float32, masks (B, num_actions) bool) -> (B,) int`, or an object with an SB3-style
 `predict` (a trained model or policy), played deterministically with the action masks when it takes them.
 A list of these is a pool: each opponent seat draws one per episode.
 """

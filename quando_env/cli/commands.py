@@ -1,14 +1,14 @@
-"""The `demo` and `replay` commands."""
+"""The `demo` and `replay` commands, for any game."""
 import numpy as np
 
-from . import record as rec
-from .aec import raw_env
-from .cards import action_name
+from .. import record as rec
+from ..registry import game_module
 
 
 def demo(args) -> int:
     """A whole game between uniformly random players, printed round by round; the record is saved."""
-    e = raw_env(num_players=args.players, edition=args.edition)
+    options = {"num_players": args.players, **({"edition": args.edition} if args.edition else {})}
+    e = game_module(args.game).raw_env(**options)
     e.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
     print(e.render_omniscient())
@@ -19,7 +19,7 @@ def demo(args) -> int:
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         if e.game.round_over[0]:
-            print(f"round {int(e.game.states[0]['round'])} over: points "
+            print(f"round {int(e.game.rounds_done[0])} over: points "
                   f"{[info_['round_points'] for info_ in e.infos.values()]}, totals "
                   f"{[info_['score'] for info_ in e.infos.values()]}")
     result = e.game_record()["result"]
@@ -36,7 +36,7 @@ def replay_file(path) -> int:
     for k, seat, a, game in rec.replay(record):  # the record is checked before its first step is yielded
         if k == 0:
             print(f"round {round_no}")
-        print(f"  {k:5d} player_{seat}: {action_name(a)}")
+        print(f"  {k:5d} player_{seat}: {game.action_name(a)}")
         if game.round_over[0]:
             print(f"round {round_no} over: points {game.round_points[0].tolist()}, totals {game.totals[0].tolist()}")
             round_no += 1

@@ -2,7 +2,7 @@
 
 Every game of a batch is one record of STATE_DTYPE. The kernels loop over the batch and run the spec's
 state machine for each game; nothing here allocates per step, so thousands of games step in one call.
-Rule ids (R*, D*, K*) refer to the spec, quando-spec.md.
+Rule ids (R*, D*, K*) refer to RULES.md beside this file.
 
 Card sides are indexed 0 (the low number) and 1 (the high number). `face[c]` is the side of card c that
 faces its holder (in a hand) or faces up (on a pile); `seen[p, c]` has bit 1<<side set once player p has
@@ -11,7 +11,10 @@ seen that side (K1-K4). Everything a player observes is derived from `seen` and 
 import numpy as np
 from numba import njit
 
-from .cards import CARD_VALUES, MAX_PLAYERS, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD
+from .. import rng
+from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED
+from .cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, NUM_CARDS, PAIR_TO_CARD, PASS, SET,
+                    TAKE_DOWN, TAKE_UP)
 
 # Card locations: a seat number 0..5, or one of the piles.
 LOC_DRAW = 6
@@ -35,9 +38,6 @@ T_END_TURN = 4
 C_N, C_OYA, C_HAND, C_PENALTY, C_KMIN, C_TARGET, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, C_AUTORESET, \
     C_DEALER = range(11)
 CFG_SIZE = 11
-
-# Per-step outcome flags.
-F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
 
 STATE_DTYPE = np.dtype([
     ("loc", np.int8, (NUM_CARDS,)),
@@ -70,49 +70,20 @@ STATE_DTYPE = np.dtype([
     ("acq_next", np.int32),
     ("steps", np.int32),                      # decisions taken this episode (D6)
     ("round", np.int32),                      # rounds finished this episode
-    ("rng", np.uint64),
+    ("rng", np.uint64, (1,)),                 # the game's random stream (quando_env.rng)
 ])
 
 _VAL = CARD_VALUES
 _PAIR = PAIR_TO_CARD
 
 
-# ---------------------------------------------------------------- random numbers (per game, splitmix64)
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)   # splitmix64's increment
-
-
-@njit(cache=True)
-def mix_below(x, n):
-    """splitmix64's output for stream state x (already advanced by GOLDEN), scaled to 0..n-1."""
-    z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = (z ^ (z >> np.uint64(31))) >> np.uint64(32)
-    return np.int64((z * np.uint64(n)) >> np.uint64(32))
-
-
-@njit(cache=True)
-def _rand_below(s, n):
-    s.rng += GOLDEN
-    return mix_below(s.rng, n)
-
-
-@njit(cache=True)
-def seed_states(states, seeds):
-    """Give each game its own random stream; a game's stream depends on its seed only, not its slot."""
-    for g in range(states.shape[0]):
-        states[g].rng = np.uint64(seeds[g]) * GOLDEN + np.uint64(0x632BE59BD9B4E019) + np.uint64(4) * GOLDEN
-
-
+# ---------------------------------------------------------------- random numbers
 @njit(cache=True)
 def _shuffle(s, cards, ups, m):
-    """Shuffle cards[:m] in place and give each a random side up (R4; oya's R11)."""
-    for j in range(m - 1, 0, -1):
-        k = _rand_below(s, j + 1)
-        t = cards[j]
-        cards[j] = cards[k]
-        cards[k] = t
+    """Shuffle cards[:m] in place and give each a random side up (R4; oya's R11), from the game's stream."""
+    rng.shuffle(s.rng, 0, cards, m)
     for j in range(m):
-        ups[j] = np.int8(_rand_below(s, 2))
+        ups[j] = np.int8(rng.rand_below(s.rng, 0, 2))
 
 
 # ---------------------------------------------------------------- cards moving (with the K rules)
@@ -247,6 +218,33 @@ def _has_front_zero(s, p):
     return False
 
 
+@njit(cache=True)
+def knock_open(s, cfg):
+    """R15 (kendi): nobody knocked yet and every player completed `knock_min_turns` A/B turns this round."""
+    if s.knocker >= 0 or cfg[C_OYA] == 1:
+        return False
+    for q in range(cfg[C_N]):
+        if s.turns[q] < cfg[C_KMIN]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _penalty_start(s, n):
+    """R12: a triplet penalises every other player once, clockwise from the active player's left."""
+    s.pen_left = n - 1
+    s.pen_cur = (s.active + 1) % n
+
+
+@njit(cache=True)
+def _penalty_next(s, n):
+    """R12: the next seat to penalise (one fewer left)."""
+    p = s.pen_cur
+    s.pen_cur = (p + 1) % n
+    s.pen_left -= 1
+    return p
+
+
 # ---------------------------------------------------------------- rounds and games
 @njit(cache=True)
 def _deal(s, cfg, deck, deck_up, use_deck):
@@ -325,7 +323,7 @@ def _end_round(s, cfg, rew, flags):
     for p in range(n):
         s.points[p] = 0 if sums[p] == low else sums[p]
     k = s.knocker
-    if k >= 0 and not (sums[k] == low and n_low == 1):
+    if k >= 0 and not (sums[k] == low and n_low == 1):   # R18, D3: the knocker was not lowest alone
         s.points[k] = sums[k] + cfg[C_PENALTY]
     for p in range(n):
         s.total[p] += s.points[p]
@@ -379,17 +377,14 @@ def _advance(s, todo, cfg, rew, flags):
                 todo = T_END_TURN
             else:
                 todo = T_PENALTY_START if s.triplet == 1 else T_END_TURN
-        elif todo == T_PENALTY_START:         # R12: clockwise from the active player's left
-            s.pen_left = n - 1
-            s.pen_cur = (s.active + 1) % n
+        elif todo == T_PENALTY_START:
+            _penalty_start(s, n)
             todo = T_PENALTY_NEXT
         elif todo == T_PENALTY_NEXT:
             if s.pen_left == 0:
                 todo = T_TURN_DRAW if oya else T_END_TURN   # R12o: in oya the active player draws now
                 continue
-            p = s.pen_cur
-            s.pen_cur = (p + 1) % n
-            s.pen_left -= 1
+            p = _penalty_next(s, n)
             if _has_front_zero(s, p):
                 s.phase = PH_FLIP
                 s.cur = p
@@ -421,43 +416,43 @@ def _apply(s, a, cfg, rew, flags):
     p = s.cur
     err = False
     if ph == PH_ACT:
-        if a < 119:
-            if a < 9:           # A: straight, placed x, x+1, x+2 (R10)
+        if a < KNOCK:
+            if a < SET:         # A: straight, placed x, x+1, x+2 (R10)
                 for v in range(a, a + 3):
                     _discard(s, _pick(s, p, v), p, n)
                 s.triplet = 0
             else:               # B: set of k cards showing v, placed in D4 order
-                v = (a - 9) // 10
-                k = (a - 9) % 10 + 1
+                v = (a - SET) // 10
+                k = (a - SET) % 10 + 1
                 for _ in range(k):
                     _discard(s, _pick(s, p, v), p, n)
                 s.triplet = 1 if k == 3 else 0
             s.turns[p] += 1
             err = _refill(s, n, oya)   # a discard onto an empty table becomes the draw pile at once
             todo = T_PENALTY_START if (oya and s.triplet == 1) else T_TURN_DRAW
-        elif a == 119:          # K (R15)
+        elif a == KNOCK:        # K (R15)
             s.knocker = p
             todo = T_END_TURN
         else:                   # P (R16)
             todo = T_END_TURN
     elif ph == PH_DRAW:
-        err = _draw(s, p, a == 122, n, oya)
+        err = _draw(s, p, a == TAKE_DOWN, n, oya)
         todo = T_AFTER_TURN_DRAW if s.drawctx == 0 else T_PENALTY_NEXT
     elif ph == PH_FLIP:         # R12, D5
         pick = -1
-        if a == 123:
+        if a == FLIP_UNKNOWN:
             for c in range(NUM_CARDS):
                 if s.loc[c] == p and _VAL[c, s.face[c]] == 0 and not (s.seen[p, c] >> (1 - s.face[c])) & 1:
                     if pick < 0 or s.acq[c] < s.acq[pick]:
                         pick = c
         else:
-            pick = _PAIR[0, a - 123]
+            pick = _PAIR[0, a - FLIP_KNOWN + 1]
         s.face[pick] = 1 - s.face[pick]
         for q in range(n):
             s.seen[q, pick] = 3
         todo = T_PENALTY_NEXT
     else:                       # PH_KNOCK (R15o)
-        if a == 119:
+        if a == KNOCK:
             s.knocker = p
         todo = T_END_TURN
     if err:
@@ -466,8 +461,8 @@ def _apply(s, a, cfg, rew, flags):
 
 
 @njit(cache=True)
-def _mask(s, cfg, m):
-    """The legal actions of the player to move (spec action table)."""
+def mask_one(s, cfg, m):
+    """The legal actions of the player to move in one game (the action table)."""
     m[:] = 0
     ph = s.phase
     p = s.cur
@@ -476,50 +471,45 @@ def _mask(s, cfg, m):
         for c in range(NUM_CARDS):
             if s.loc[c] == p:
                 cnt[_VAL[c, s.face[c]]] += 1
-        for x in range(9):
+        for x in range(SET):
             if cnt[x] > 0 and cnt[x + 1] > 0 and cnt[x + 2] > 0:
                 m[x] = 1
         for v in range(11):
             for k in range(min(cnt[v], 10)):
-                m[9 + 10 * v + k] = 1
+                m[SET + 10 * v + k] = 1
         if s.knocker >= 0:
-            m[120] = 1
-        elif cfg[C_OYA] == 0:
-            ok = True
-            for q in range(cfg[C_N]):
-                if s.turns[q] < cfg[C_KMIN]:
-                    ok = False
-            if ok:
-                m[119] = 1
+            m[PASS] = 1
+        elif knock_open(s, cfg):
+            m[KNOCK] = 1
     elif ph == PH_DRAW:
-        m[121] = 1
-        m[122] = 1
+        m[TAKE_UP] = 1
+        m[TAKE_DOWN] = 1
     elif ph == PH_FLIP:
         for c in range(NUM_CARDS):
             if s.loc[c] == p and _VAL[c, s.face[c]] == 0:
                 back = 1 - s.face[c]
                 if (s.seen[p, c] >> back) & 1:
-                    m[123 + _VAL[c, back]] = 1
+                    m[FLIP_KNOWN - 1 + _VAL[c, back]] = 1
                 else:
-                    m[123] = 1
+                    m[FLIP_UNKNOWN] = 1
     elif ph == PH_KNOCK:
-        m[119] = 1
-        m[120] = 1
+        m[KNOCK] = 1
+        m[PASS] = 1
 
 
 # ---------------------------------------------------------------- batch kernels
 @njit(cache=True)
-def reset_kernel(states, cfg, games, decks, deck_ups, use_deck, dealers, masks):
+def reset_kernel(states, cfg, games, masks, decks, deck_ups, use_deck, dealers):
     """Start a new game in each listed slot (with its given deck where use_deck[i])."""
     for i in range(games.shape[0]):
         g = games[i]
         _start_game(states[g], cfg, decks[i], deck_ups[i], use_deck[i] == 1, dealers[i])
-        _mask(states[g], cfg, masks[g])
+        mask_one(states[g], cfg, masks[g])
 
 
 @njit(cache=True)
-def _step_game(s, a, cfg, rew, flg, mask, dummy_deck):
-    """One decision in one game (the body of step_kernel)."""
+def step_one(s, a, cfg, rew, flg, mask):
+    """One decision in one game: apply legal action a, truncate at max_steps (D6), autoreset, new mask."""
     rew[:] = 0.0
     flg[:] = 0
     if s.phase == PH_OVER:
@@ -531,58 +521,26 @@ def _step_game(s, a, cfg, rew, flg, mask, dummy_deck):
         s.phase = PH_OVER
         s.cur = -1
     if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
-        _start_game(s, cfg, dummy_deck, dummy_deck, False, cfg[C_DEALER])
-    _mask(s, cfg, mask)
+        _start_game(s, cfg, s.deck, s.deck_up, False, cfg[C_DEALER])
+    mask_one(s, cfg, mask)
 
 
 @njit(cache=True)
-def step_kernel(states, actions, cfg, rewards, flags, masks):
-    """One decision in every game (actions already checked legal), then the new masks.
+def step_kernel(states, games, actions, cfg, rewards, flags, masks):
+    """One decision in each listed game (actions[i] for games[i], already checked legal); the others wait.
 
     With autoreset, a game whose episode ended starts a new one with the same configured first dealer.
     """
-    dummy_deck = np.zeros(NUM_CARDS, np.int8)
-    for g in range(states.shape[0]):
-        _step_game(states[g], actions[g], cfg, rewards[g], flags[g], masks[g], dummy_deck)
-
-
-@njit(cache=True)
-def step_games_kernel(states, games, actions, cfg, rewards, flags, masks):
-    """step_kernel for the listed slots only (actions[i] is for games[i]); the other games wait."""
-    dummy_deck = np.zeros(NUM_CARDS, np.int8)
     for i in range(games.shape[0]):
         g = games[i]
-        _step_game(states[g], actions[i], cfg, rewards[g], flags[g], masks[g], dummy_deck)
+        step_one(states[g], actions[i], cfg, rewards[g], flags[g], masks[g])
 
 
 @njit(cache=True)
-def _sample_one(m, rng_states, g):
-    """A uniformly random legal action of mask m from game g's stream (-1 if none)."""
-    n_legal = 0
-    for a in range(NUM_ACTIONS):
-        n_legal += m[a]
-    rng_states[g] += GOLDEN
-    k = mix_below(rng_states[g], max(n_legal, 1))
-    for a in range(NUM_ACTIONS):
-        if m[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
-
-
-@njit(cache=True)
-def sample_kernel(masks, rng_states, out):
-    """Uniformly random legal actions, one per game, from per-game random streams."""
-    for g in range(masks.shape[0]):
-        out[g] = _sample_one(masks[g], rng_states, g)
-
-
-@njit(cache=True)
-def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, rng_states):
-    """In each listed game, play sample_kernel's random legal actions while the player to move is marked in
-    auto[g] and the episode goes on: rewards[g] sums the moves' rewards, flags[g] ORs their flags."""
-    dummy_deck = np.zeros(NUM_CARDS, np.int8)
+def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, action_streams):
+    """In each listed game, play random legal actions (rng.sample_legal on the game's action stream) while
+    the player to move is marked in auto[g] and the episode goes on: rewards[g] sums the moves' rewards,
+    flags[g] ORs their flags."""
     rew = np.zeros(rewards.shape[1], np.float32)
     flg = np.zeros(flags.shape[1], np.uint8)
     for i in range(games.shape[0]):
@@ -591,7 +549,7 @@ def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, rng_stat
         rewards[g, :] = 0.0
         flags[g, :] = 0
         while s.phase != PH_OVER and auto[g, s.cur]:
-            _step_game(s, _sample_one(masks[g], rng_states, g), cfg, rew, flg, masks[g], dummy_deck)
+            step_one(s, rng.sample_legal(masks[g], action_streams, g), cfg, rew, flg, masks[g])
             rewards[g, :] += rew
             flags[g, :] |= flg
             if flg[F_TERMINATED] or flg[F_TRUNCATED]:
@@ -604,7 +562,7 @@ def redeal_kernel(states, cfg, games, decks, deck_ups, masks):
     for i in range(games.shape[0]):
         g = games[i]
         _deal(states[g], cfg, decks[i], deck_ups[i], True)
-        _mask(states[g], cfg, masks[g])
+        mask_one(states[g], cfg, masks[g])
 
 
 def state_dim(n: int) -> int:
@@ -651,16 +609,11 @@ def state_kernel(states, cfg, out):
 def mask_kernel(states, cfg, masks):
     """Recompute every game's legal-action mask (after states were written from outside)."""
     for g in range(states.shape[0]):
-        _mask(states[g], cfg, masks[g])
+        mask_one(states[g], cfg, masks[g])
 
 
 @njit(cache=True)
-def info_kernel(states, cfg, out):
-    """Per game and seat: hand sum (R17), game total, last round's points -> out[g, 0..2, p]."""
-    n = cfg[C_N]
+def hand_sums_kernel(states, cfg, out):
+    """out[g, p] = seat p's hand sum in game g (R17)."""
     for g in range(states.shape[0]):
-        s = states[g]
-        _hand_sums(s, n, out[g, 0])
-        for p in range(n):
-            out[g, 1, p] = s.total[p]
-            out[g, 2, p] = s.points[p]
+        _hand_sums(states[g], cfg[C_N], out[g])

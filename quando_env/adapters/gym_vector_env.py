@@ -1,37 +1,40 @@
-"""QuandoVectorEnv: `gymnasium.make_vec("Quando-v0", num_envs=N)`, N games in one batched engine."""
+"""GameVectorEnv: `gymnasium.make_vec("Quando-v0", num_envs=N)` (any game's id), N games in one batched
+engine."""
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .cards import NUM_ACTIONS
+from ..registry import game_class
 from .gym_env import info_dicts, observation_space
 from .single_agent import LearnerGames
 
 
-class QuandoVectorEnv(VectorEnv):
-    """N games of Quando-v0 stepped together (same options as QuandoEnv, plus num_envs and autoreset_mode).
+class GameVectorEnv(VectorEnv):
+    """N games of a single-agent env stepped together (same options as GameEnv, plus num_envs and
+    autoreset_mode).
 
-    Env i reset with seed s plays the game of Quando-v0 reset with seed s + i. Autoreset follows Gymnasium
+    Env i reset with seed s plays the game of the single env reset with seed s + i. Autoreset follows Gymnasium
     (metadata["autoreset_mode"]): NEXT_STEP (default: the step after an episode's end returns the new
     episode's first observation, reward 0, and ignores that env's action), SAME_STEP (the new episode starts
     in the same step; info["final_obs"], info["final_info"] hold the end) or DISABLED (reset ended envs
-    with reset(options={"reset_mask": mask})). Infos are Gymnasium's dict of arrays: action_mask (int8),
-    seat, hand_sum, score, round_points (masked by "_round_points" until a round ended).
+    with reset(options={"reset_mask": mask})). Infos are Gymnasium's dict of arrays, every key from reset on:
+    action_mask (int8), seat, score, round_points (0 until rounds_done > 0), rounds_done, the game's own.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, opponents="random", seat="random", illegal_action: str = "raise",
-                 autoreset_mode=AutoresetMode.NEXT_STEP, **rules):
-        self.core = LearnerGames(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, **rules)
+    def __init__(self, num_envs: int = 1, game="quando", opponents="random", seat="random",
+                 illegal_action: str = "raise", autoreset_mode=AutoresetMode.NEXT_STEP, **rules):
+        self.core = LearnerGames(game_class(game), num_envs, opponents=opponents, seat=seat,
+                                 illegal_action=illegal_action, **rules)
         self.config = self.core.config
         self.num_envs = self.core.num_games
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.single_observation_space = observation_space(self.core.obs_dim)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.single_action_space = spaces.Discrete(self.core.num_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._ended = np.zeros(self.num_envs, bool)
 
@@ -82,21 +85,19 @@ class QuandoVectorEnv(VectorEnv):
 
     def _infos(self) -> dict:
         arrays = self.core.info_arrays()
+        replaced = arrays.pop("replaced")
         every = np.ones(self.num_envs, bool)
         infos = {"action_mask": self.core.action_masks().astype(np.int8), "_action_mask": every}
-        for key in ("seat", "hand_sum", "score"):
-            infos[key] = arrays[key]
+        for key, v in arrays.items():
+            infos[key] = v
             infos["_" + key] = every.copy()
-        if (arrays["rounds"] > 0).any():      # present where a round of the episode ended, as SyncVectorEnv does
-            infos["round_points"] = arrays["round_points"]
-            infos["_round_points"] = arrays["rounds"] > 0
         if self.core.illegal_action == "random":
-            infos["illegal_action"] = arrays["replaced"]
+            infos["illegal_action"] = replaced
             infos["_illegal_action"] = every.copy()
         return infos
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 134) bool: each env's legal actions now."""
+        """(num_envs, num_actions) bool: each env's legal actions now."""
         return self.core.action_masks()
 
     def set_opponents(self, opponents) -> None:

@@ -1,7 +1,7 @@
-"""LearnerGames: a batch of Quando games played by one learner seat against opponents.
+"""LearnerGames: a batch of games (any game of quando_env) played by one learner seat against opponents.
 
-The one driver under the three training adapters (gym_env.QuandoEnv, gym_vector_env.QuandoVectorEnv and
-sb3_vec_env.QuandoVecEnv). Each game waits at a decision of the learner's seat: `step` applies the learner's
+The one driver under the three training adapters (gym_env.GameEnv, gym_vector_env.GameVectorEnv and
+sb3_vec_env.GameVecEnv). Each game waits at a decision of the learner's seat: `step` applies the learner's
 actions, then plays the other seats (one batched opponent call per decision and opponent, for all games
 waiting on it) until every game is back at a learner decision or its episode ended. The learner's rewards
 of all those moves are summed into the step's reward, so the learner never sees an opponent's decision.
@@ -11,39 +11,30 @@ opponents' moves, the learner's seat and the opponents drawn from a pool all com
 """
 import numpy as np
 
-from .cards import NUM_ACTIONS
+from .. import rng
 from .opponents import RANDOM, checked_actions, resolve
-from .vector import VectorGame, _new_seed
 
 SEATS = "random"
 ILLEGAL = ("raise", "random")
-_GOLDEN = 0x9E3779B97F4A7C15
-_SEAT_MIX = np.uint64(0xD1B54A32D192ED03)
 _MAX_RESTARTS = 1000
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's output function on a uint64 array (wrapping arithmetic)."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 class LearnerGames:
-    """`num_games` games in which the learner plays `seat` (a seat, or "random": drawn per episode) and the
-    other seats are played by `opponents` (see quando_env.opponents). rules: the fields of quando_env.Config.
+    """`num_games` games of `game_class` in which the learner plays `seat` (a seat, or "random": drawn per
+    episode) and the other seats are played by `opponents` (see opponents.py). rules: the game's config.
 
     illegal_action: "raise" (a ValueError naming the legal actions, nothing applied) or "random" (replaced
     by a uniformly random legal action from the game's stream; `replaced` tells which games).
     """
 
-    def __init__(self, num_games: int = 1, opponents="random", seat="random", illegal_action: str = "raise",
-                 seed: int | None = None, **rules):
-        self.game = VectorGame(num_games, seed=0, autoreset=False, **rules)
+    def __init__(self, game_class, num_games: int = 1, opponents="random", seat="random",
+                 illegal_action: str = "raise", seed: int | None = None, **rules):
+        self.game = game_class(num_games, seed=0, autoreset=False, **rules)
         self.config = self.game.config
         self.num_games = b = self.game.num_games
         self.num_players = n = self.game.num_players
         self.obs_dim = self.game.obs_dim
+        self.num_actions = self.game.num_actions
         if not (seat == SEATS or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
                                   and 0 <= seat < n)):
             raise ValueError(f"seat={seat!r} is not allowed: a seat 0..{n - 1} or {SEATS!r} (drawn per episode)")
@@ -62,10 +53,8 @@ class LearnerGames:
         self._registry: dict[int, object] = {}         # opponent objects by id (ids are never reused)
         self._next_id = 0
         self._pool = np.zeros(0, np.int64)
-        self._draw_step = np.uint64(_GOLDEN * (n + 1) % 2**64)
-        self._draw_offsets = np.array([_GOLDEN * j % 2**64 for j in range(1, n + 2)], np.uint64)
         self.set_opponents(opponents)
-        self.reset(seed=_new_seed() if seed is None else seed)
+        self.reset(seed=rng.new_seed() if seed is None else seed)
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents) -> None:
@@ -95,14 +84,12 @@ class LearnerGames:
     def _draw_seats(self, idx: np.ndarray) -> None:
         """A new episode's learner seat and opponents, from each game's own stream (n + 1 draws each)."""
         n = self.num_players
-        self._rng[idx] += self._draw_step
-        u = _mix(self._rng[idx][:, None] + self._draw_offsets[None, :]) >> np.uint64(32)
-
-        def below(x, m):
-            return ((x * np.uint64(m)) >> np.uint64(32)).astype(np.int64)
-
-        seat = below(u[:, 0], n) if self.seat_rule == SEATS else np.full(idx.size, self.seat_rule, np.int64)
-        opp = self._pool[below(u[:, 1:], self._pool.size)]
+        streams = self._rng[idx]
+        seat = rng.draw_below(streams, n)
+        if self.seat_rule != SEATS:
+            seat[:] = self.seat_rule
+        opp = self._pool[np.stack([rng.draw_below(streams, self._pool.size) for _ in range(n)], axis=1)]
+        self._rng[idx] = streams
         opp[np.arange(idx.size), seat] = -1
         self.seat[idx] = seat
         self._opp[idx] = opp
@@ -124,16 +111,13 @@ class LearnerGames:
         return out
 
     # ------------------------------------------------------------------ episodes
-    def _slots(self, games) -> np.ndarray:
-        return np.arange(self.num_games) if games is None else self.game._slots(games)
-
     def reset(self, seed=None, games=None) -> None:
         """Start new episodes and play the opponents up to the learner's first decision.
 
         seed: an int (game i of the listed ones gets seed + i), one seed or None per listed game, or None.
         A game reset without a seed goes on with its own random streams. games: the slots (default all).
         """
-        idx = self._slots(games)
+        idx = self.game.slots(games)
         if seed is None or np.ndim(seed) == 0:
             seeds = [None] * idx.size if seed is None else [int(seed) + i for i in range(idx.size)]
         else:
@@ -146,7 +130,7 @@ class LearnerGames:
         if given.any():
             values = np.array([x for x in seeds if x is not None], np.int64)
             self.game.reset(seed=values, games=idx[given])
-            self._rng[idx[given]] = _mix(values.astype(np.uint64) ^ _SEAT_MIX)
+            self._rng[idx[given]] = rng.streams(values, rng.SALT_SEATS)
         self._start(idx)
 
     def _start(self, idx: np.ndarray) -> None:
@@ -192,14 +176,14 @@ class LearnerGames:
         """The learner's actions in the listed games (default all), then the opponents' moves up to its next
         decisions. Returns the learner's (rewards, terminated, truncated) of those games. Games whose
         episode is over ignore their action and report their end again, with no reward."""
-        idx = self._slots(games)
+        idx = self.game.slots(games)
         a = np.asarray(actions)
         if a.shape != (idx.size,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
                              f"dtype {a.dtype}")
         a = a.astype(np.int64)
         live = self.game.current_player[idx] >= 0
-        ok = (a >= 0) & (a < NUM_ACTIONS)
+        ok = (a >= 0) & (a < self.num_actions)
         ok[ok] = self.game.legal_action_mask[idx[ok], a[ok]]
         bad = live & ~ok
         self.replaced[idx] = bad
@@ -220,23 +204,22 @@ class LearnerGames:
         """(k, obs_dim) float32: each listed game from its learner's seat (default all games)."""
         if games is None:
             return self.game.observe(players=self.seat)
-        idx = self._slots(games)
+        idx = self.game.slots(games)
         return self.game.observe(players=self.seat[idx], games=idx)
 
     def action_masks(self, games=None) -> np.ndarray:
-        """(k, 134) bool: the learner's legal actions (all False where the episode is over)."""
+        """(k, num_actions) bool: the learner's legal actions (all False where the episode is over)."""
         m = self.game.legal_action_mask
-        return m.copy() if games is None else m[self._slots(games)]
+        return m.copy() if games is None else m[self.game.slots(games)]
 
     def info_arrays(self, games=None) -> dict[str, np.ndarray]:
-        """The learner's facts per listed game, as the AEC env's infos: seat, hand_sum, score and
-        round_points (the last finished round's, valid where `rounds` > 0); and `replaced`."""
-        idx = self._slots(games)
+        """The learner's facts per listed game, as the AEC env's infos (the game's info_arrays at the
+        learner's seat: score, round_points, rounds_done, the game's own), plus seat and `replaced`."""
+        idx = self.game.slots(games)
         seat = self.seat[idx]
         rows = np.arange(idx.size)
-        return {"seat": seat,
-                "hand_sum": self.game.hand_sums(idx)[rows, seat],
-                "score": self.game.totals[idx][rows, seat],
-                "round_points": self.game.round_points[idx][rows, seat],
-                "rounds": self.game.states["round"][idx].astype(np.int64),
-                "replaced": self.replaced[idx]}
+        out = {"seat": seat}
+        for key, v in self.game.info_arrays(idx).items():
+            out[key] = v if v.ndim == 1 else v[rows, seat]
+        out["replaced"] = self.replaced[idx]
+        return out

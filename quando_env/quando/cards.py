@@ -49,6 +49,11 @@ def action_name(a: int) -> str:
 ACTION_NAMES = [action_name(a) for a in range(NUM_ACTIONS)]
 
 
+def card_pairs(ids, ups) -> list[list[int]]:
+    """Cards given by id and up-side index as [up, down] number pairs (how decks are written in records)."""
+    return [[int(CARD_VALUES[c, u]), int(CARD_VALUES[c, 1 - u])] for c, u in zip(ids, ups)]
+
+
 def deck_to_cards(deck) -> tuple[np.ndarray, np.ndarray]:
     """Validate a deck given as 55 [up, down] pairs (top first, R4) and return (card ids, up-side index).
 

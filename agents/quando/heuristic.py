@@ -15,9 +15,12 @@ What it does, by decision:
 import numpy as np
 from numba import njit
 
-from .base import Agent, players_from_obs_dim
-from .features import (PH_DRAW, PH_FLIP, PH_KNOCK, S_KNOCKED, S_OPP, hand_sum, hidden_dist, mean_var,
-                       own_counts, own_zero_backs, phase_of, starts_vector, top_card)
+from quando_env import rng
+from quando_env.quando.cards import FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, SET, TAKE_DOWN, TAKE_UP
+
+from ..base import Agent
+from .features import (PH_DRAW, PH_FLIP, PH_KNOCK, S_KNOCKED, S_OPP, hand_sum, hidden_dist, mean_var, own_counts,
+                       own_zero_backs, phase_of, players_from_obs_dim, starts_vector, top_card)
 
 # Parameters (index: meaning, default).
 P_ALPHA, P_TRIP_FUTURE, P_TRIP_NOW, P_ZERO_END, P_ZERO_KEEP, P_TAU, P_TILT, P_SAMPLES = range(8)
@@ -108,12 +111,9 @@ def _obs_hash(o):
 
 @njit(cache=True)
 def _uniform(state):
-    x = state[0] + np.uint64(0x9E3779B97F4A7C15)
-    state[0] = x
-    z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    """A uniform float in [0, 1) from stream state[0] (quando_env.rng)."""
+    state[0] += rng.GOLDEN
+    return (rng.mix64(state[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True)
@@ -196,7 +196,7 @@ def p_lowest_alone(o, st, n, my_cnt, prm):
 
 
 @njit(cache=True)
-def _decide(o, m, st, n, prm, vals):
+def decide(o, m, st, n, prm, vals):
     """The heuristic's action; vals[a] gets its worth of each discard, pass and draw it weighed (lower is
     better; the rest stay as they were)."""
     cnt = np.zeros(11, np.int64)
@@ -215,42 +215,42 @@ def _decide(o, m, st, n, prm, vals):
         unknown, _ = mean_var(tmp)
         best_a = -1
         best_v = 1e9
-        for a in range(123, 134):
+        for a in range(FLIP_UNKNOWN, NUM_ACTIONS):
             if m[a]:
-                v = unknown if a == 123 else float(a - 123)
+                v = unknown if a == FLIP_UNKNOWN else float(a - FLIP_UNKNOWN)
                 if v < best_v:
                     best_v = v
                     best_a = a
         return best_a
     if ph == PH_DRAW:
         if up < 0:
-            return 121
+            return TAKE_UP
         vu, vd = _draw_values(cnt, up, down, pdown, prm, last)
-        vals[121] = vu
-        vals[122] = vd
-        return 121 if vu <= vd else 122
+        vals[TAKE_UP] = vu
+        vals[TAKE_DOWN] = vd
+        return TAKE_UP if vu <= vd else TAKE_DOWN
     if ph == PH_KNOCK:  # oya: knock or not, after my draw
-        if m[119] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]:
-            return 119
-        return 120
+        if m[KNOCK] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]:
+            return KNOCK
+        return PASS
     # PH_ACT
-    knock = m[119] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]
+    knock = m[KNOCK] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]
     best_a = -1
     best_v = 1e18
-    if m[120]:
-        best_a = 120
+    if m[PASS]:
+        best_a = PASS
         best_v = _hval(cnt, prm, True)
-        vals[120] = best_v
-    for a in range(119):
+        vals[PASS] = best_v
+    for a in range(KNOCK):
         if not m[a]:
             continue
         k = 3
-        if a < 9:
+        if a < SET:
             for v in range(a, a + 3):
                 cnt[v] -= 1
         else:
-            v0 = (a - 9) // 10
-            k = (a - 9) % 10 + 1
+            v0 = (a - SET) // 10
+            k = (a - SET) % 10 + 1
             cnt[v0] -= k
         if up >= 0:
             vu, vd = _draw_values(cnt, up, down, pdown, prm, last)
@@ -259,7 +259,7 @@ def _decide(o, m, st, n, prm, vals):
             val = _hval(cnt, prm, last)
         if a >= 9 and k == 3:
             val -= prm[P_TRIP_NOW] * (n - 1)
-        if a < 9:
+        if a < SET:
             for v in range(a, a + 3):
                 cnt[v] += 1
         else:
@@ -269,9 +269,9 @@ def _decide(o, m, st, n, prm, vals):
             best_v = val
             best_a = a
     if knock:
-        return 119
+        return KNOCK
     if best_a < 0:  # nothing else legal
-        for a in range(134):
+        for a in range(NUM_ACTIONS):
             if m[a]:
                 return a
     return best_a
@@ -280,7 +280,7 @@ def _decide(o, m, st, n, prm, vals):
 @njit(cache=True)
 def heuristic_kernel(obs, masks, st, n, prm, out, vals):
     for i in range(obs.shape[0]):
-        out[i] = _decide(obs[i], masks[i], st, n, prm, vals[i])
+        out[i] = decide(obs[i], masks[i], st, n, prm, vals[i])
 
 
 class HeuristicAgent(Agent):
@@ -288,13 +288,14 @@ class HeuristicAgent(Agent):
     observation always gets the same action (its knock estimate is seeded by the observation)."""
 
     name = "heuristic"
+    num_actions = NUM_ACTIONS
 
     def __init__(self, num_players: int | None = None, **params):
         unknown = set(params) - set(DEFAULTS)
         if unknown:
             raise ValueError(f"unknown heuristic parameter(s) {sorted(unknown)}; they are {sorted(DEFAULTS)}")
         self.params = {**DEFAULTS, **params}
-        self._prm = np.array([self.params[k] for k in DEFAULTS], np.float64)
+        self.prm = np.array([self.params[k] for k in DEFAULTS], np.float64)
         self.num_players = num_players
         self._st = {}
 
@@ -302,9 +303,9 @@ class HeuristicAgent(Agent):
         return self._run(obs, masks, np.empty((obs.shape[0], 0)))
 
     def action_values(self, obs, masks) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, (B, 134) worth of each discard, pass and draw the heuristic weighed: lower is better,
+        """(actions, (B, NUM_ACTIONS) worth of each discard, pass and draw the heuristic weighed: lower is better,
         inf for the others)."""
-        vals = np.full((obs.shape[0], 134), np.inf)
+        vals = np.full((obs.shape[0], NUM_ACTIONS), np.inf)
         return self._run(np.asarray(obs, np.float32), np.asarray(masks, bool), vals), vals
 
     def _run(self, obs, masks, vals):
@@ -313,9 +314,9 @@ class HeuristicAgent(Agent):
             self._st[n] = starts_vector(n)
         out = np.empty(obs.shape[0], np.int64)
         if vals.shape[1] == 0:
-            vals = np.empty((obs.shape[0], 134))     # scratch, thrown away
+            vals = np.empty((obs.shape[0], NUM_ACTIONS))     # scratch, thrown away
         heuristic_kernel(np.ascontiguousarray(obs, np.float32), np.ascontiguousarray(masks, np.bool_),
-                         self._st[n], n, self._prm, out, vals)
+                         self._st[n], n, self.prm, out, vals)
         return out
 
     def __repr__(self):

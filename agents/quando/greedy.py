@@ -2,8 +2,11 @@
 import numpy as np
 from numba import njit
 
-from .base import Agent, players_from_obs_dim
-from .features import PH_DRAW, PH_FLIP, PH_KNOCK, hand_sum, own_counts, phase_of, starts_vector, top_card
+from quando_env.quando.cards import FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, SET, TAKE_DOWN, TAKE_UP
+
+from ..base import Agent
+from .features import (PH_DRAW, PH_FLIP, PH_KNOCK, hand_sum, own_counts, phase_of, players_from_obs_dim,
+                       starts_vector, top_card)
 
 
 @njit(cache=True)
@@ -17,35 +20,35 @@ def greedy_kernel(obs, masks, st, threshold, take_below, out):
         out[i] = -1
         if ph == PH_DRAW:          # the visible side if it is low enough, else the hidden one
             up, _ = top_card(o, st)
-            out[i] = 121 if 0 <= up <= take_below else 122
+            out[i] = TAKE_UP if 0 <= up <= take_below else TAKE_DOWN
         elif ph == PH_FLIP:        # the 0 with the lowest known back, else one with an unknown back
-            for a in range(124, 134):
+            for a in range(FLIP_KNOWN, NUM_ACTIONS):
                 if m[a]:
                     out[i] = a
                     break
             if out[i] < 0:
-                out[i] = 123
+                out[i] = FLIP_UNKNOWN
         elif ph == PH_KNOCK:
-            out[i] = 119 if hand_sum(cnt) <= threshold else 120
+            out[i] = KNOCK if hand_sum(cnt) <= threshold else PASS
         else:
-            if m[119] and hand_sum(cnt) <= threshold:
-                out[i] = 119
+            if m[KNOCK] and hand_sum(cnt) <= threshold:
+                out[i] = KNOCK
                 continue
             best = -1.0
-            for a in range(119):   # the discard that removes the most points (more cards on ties)
+            for a in range(KNOCK):   # the discard that removes the most points (more cards on ties)
                 if not m[a]:
                     continue
-                if a < 9:
+                if a < SET:
                     r = 3.0 * a + 3.0 + 0.03
                 else:
-                    v = (a - 9) // 10
-                    k = (a - 9) % 10 + 1
+                    v = (a - SET) // 10
+                    k = (a - SET) % 10 + 1
                     r = float(v * k) + 0.01 * k
                 if r > best:
                     best = r
                     out[i] = a
             if out[i] < 0:
-                for a in range(134):
+                for a in range(NUM_ACTIONS):
                     if m[a]:
                         out[i] = a
                         break
@@ -56,6 +59,7 @@ class GreedyAgent(Agent):
     most `take_below`, else the hidden side; knocks as soon as its sum is at most `threshold`."""
 
     name = "greedy"
+    num_actions = NUM_ACTIONS
 
     def __init__(self, threshold: int = 6, take_below: int = 4):
         self.threshold = threshold

@@ -1,18 +1,18 @@
-"""Game configuration: the options of the spec (R3, R6, R15, R18, R19, D6), validated in one place."""
+"""Quando's options (R3, R6, R15, R18, R19, D6), validated in one place."""
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..core import check_episode_options, is_int, need
 from . import engine as E
+from .observation import offset_vector
 
 EDITIONS = ("kendi", "oya")
-EPISODES = ("game", "round")
-REWARDS = ("points", "win")
 
 
 @dataclass(frozen=True)
 class Config:
-    """Rules and episode options. Defaults follow the spec; None means "the rule's default"."""
+    """Rules and episode options. Defaults follow RULES.md; None means "the rule's default"."""
 
     num_players: int = 4
     edition: str = "kendi"
@@ -26,19 +26,11 @@ class Config:
     reward: str = "points"
 
     def __post_init__(self):
-        def need(ok, what, allowed):
-            if not ok:
-                raise ValueError(f"{what} is not allowed: {allowed}")
-
-        def is_int(x):
-            return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
         need(is_int(self.num_players) and 2 <= self.num_players <= 6,
              f"num_players={self.num_players!r}", "Quando is played by 2 to 6 players (R3)")
         n = int(self.num_players)
         need(self.edition in EDITIONS, f"edition={self.edition!r}", f"choose one of {EDITIONS}")
-        need(self.episode in EPISODES, f"episode={self.episode!r}", f"choose one of {EPISODES}")
-        need(self.reward in REWARDS, f"reward={self.reward!r}", f"choose one of {REWARDS}")
+        check_episode_options(self)
         if self.hand_size is not None:
             need(is_int(self.hand_size) and 1 <= self.hand_size and n * self.hand_size <= 55,
                  f"hand_size={self.hand_size!r}", f"an integer >= 1 with {n} * hand_size <= 55 cards")
@@ -51,7 +43,6 @@ class Config:
         if self.first_dealer is not None:
             need(is_int(self.first_dealer) and 0 <= self.first_dealer < n, f"first_dealer={self.first_dealer!r}",
                  f"a seat 0..{n - 1}")
-        need(is_int(self.max_steps) and self.max_steps >= 1, f"max_steps={self.max_steps!r}", "an integer >= 1")
 
     @property
     def hand(self) -> int:
@@ -68,7 +59,7 @@ class Config:
         return asdict(self)
 
     def kernel_vector(self, autoreset: bool) -> np.ndarray:
-        """The int64 vector the numba kernels read (indices E.C_*)."""
+        """The int64 vector the numba kernels read: options at E.C_*, then the observation's section starts."""
         v = np.zeros(E.CFG_SIZE, np.int64)
         v[E.C_N] = self.num_players
         v[E.C_OYA] = self.edition == "oya"
@@ -81,13 +72,4 @@ class Config:
         v[E.C_WIN_REWARD] = self.reward == "win"
         v[E.C_AUTORESET] = autoreset
         v[E.C_DEALER] = self.dealer
-        return v
-
-
-def make_config(**kwargs) -> Config:
-    """Config from keyword options, with a clear error for an unknown option."""
-    allowed = set(Config.__dataclass_fields__)
-    unknown = sorted(set(kwargs) - allowed)
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; the options are {sorted(allowed)}")
-    return Config(**kwargs)
+        return np.concatenate([v, offset_vector(self.num_players)])

@@ -1,4 +1,5 @@
-"""Numba helpers that read what an agent needs out of its observation vector (quando_env.observation).
+"""Numba helpers that read what a Quando agent needs out of its observation vector
+(quando_env.quando.observation).
 
 Everything here is computed from the observation alone: the counts of the agent's own fronts, the top of the
 draw pile, the sides it has never seen and the cards it knows completely.
@@ -6,9 +7,23 @@ draw pile, the sides it has never seen and the cards it knows completely.
 import numpy as np
 from numba import njit
 
-from quando_env.cards import PAIR_TO_CARD
+from quando_env.quando.cards import PAIR_TO_CARD
+from quando_env.quando.observation import obs_dim, offsets
 
-from .base import section_starts
+_DIM_TO_PLAYERS = {obs_dim(n): n for n in range(2, 7)}
+
+
+def players_from_obs_dim(d: int) -> int:
+    """The number of players whose Quando observation has length d (each player count has its own length)."""
+    if d not in _DIM_TO_PLAYERS:
+        raise ValueError(f"an observation of length {d} belongs to no player count: lengths are "
+                         f"{sorted(_DIM_TO_PLAYERS)} for 2..6 players")
+    return _DIM_TO_PLAYERS[d]
+
+
+def section_starts(num_players: int) -> dict[str, int]:
+    """Observation section name -> start index."""
+    return {k: a for k, (a, _) in offsets(num_players).items()}
 
 # Index of each section's start in the vector built by `starts_vector`.
 (S_PHASE, S_KALLOWED, S_KNOCKED, S_KNOCKER, S_TOTALS, S_HANDS, S_OWN, S_OPP, S_DSIZE, S_TOP, S_UNSEEN, S_KNOWN,

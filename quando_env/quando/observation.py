@@ -7,8 +7,8 @@ and only cards whose both sides the observer has seen appear under their number 
 import numpy as np
 from numba import njit
 
-from .cards import CARD_VALUES, NUM_CARDS
 from . import engine as E
+from .cards import CARD_VALUES, NUM_CARDS
 
 _VAL = CARD_VALUES
 
@@ -61,7 +61,8 @@ def obs_dim(num_players: int) -> int:
 
 
 def offset_vector(num_players: int) -> np.ndarray:
-    """Section start indices, in layout order, for the numba encoder."""
+    """Section start indices, in layout order, for the numba encoder (appended to the kernels' config
+    vector at E.CFG_SIZE)."""
     return np.array([start for start, _ in offsets(num_players).values()], np.int64)
 
 
@@ -71,8 +72,10 @@ def offset_vector(num_players: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _encode(s, p, cfg, off, o):
+def observe_one(s, p, cfg, o):
+    """Write seat p's observation of game record s into o."""
     n = cfg[E.C_N]
+    off = cfg[E.CFG_SIZE:]
     o[:] = 0.0
     o[off[O_PHASE] + s.phase] = 1.0
     if s.cur == p:
@@ -83,14 +86,8 @@ def _encode(s, p, cfg, off, o):
         if s.pen_left > 0 or (s.phase == E.PH_FLIP) or (s.phase == E.PH_DRAW and s.drawctx == 1):
             o[off[O_PENALTY]] = 1.0
         o[off[O_TRIPLET]] = s.triplet
-        if s.phase == E.PH_KNOCK:
+        if s.phase == E.PH_KNOCK or E.knock_open(s, cfg):
             o[off[O_KALLOWED]] = 1.0
-        elif cfg[E.C_OYA] == 0 and s.knocker < 0:
-            ok = 1.0
-            for q in range(n):
-                if s.turns[q] < cfg[E.C_KMIN]:
-                    ok = 0.0
-            o[off[O_KALLOWED]] = ok
     if s.knocker >= 0:
         o[off[O_KNOCKED]] = 1.0
         o[off[O_KNOCKER] + (s.knocker - p) % n] = 1.0
@@ -152,10 +149,10 @@ def _encode(s, p, cfg, off, o):
 
 
 @njit(cache=True)
-def encode_kernel(states, players, cfg, off, out):
+def observe_kernel(states, players, cfg, out):
     """Observation of players[i] in game i (players[i] < 0: the player to move; over: seat 0)."""
     for g in range(states.shape[0]):
         p = players[g]
         if p < 0:
             p = max(states[g].cur, 0)
-        _encode(states[g], p, cfg, off, out[g])
+        observe_one(states[g], p, cfg, out[g])

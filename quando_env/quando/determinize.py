@@ -12,6 +12,7 @@ are ordered arbitrarily (D4 ties among cards the observer cannot tell apart).
 import numpy as np
 from numba import njit
 
+from .. import rng
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS, PAIR_TO_CARD
 from .observation import offsets
@@ -86,7 +87,7 @@ def _augment(i, known, owner, pair_of, rng_state):
     while head < tail:
         u = queue[head]
         head += 1
-        start = _rand(rng_state, 10)
+        start = rng.rand_below(rng_state, 0, 10)
         for t in range(10):
             c = _WITH[known[u], (start + t) % 10]
             if owner[c] == -2 or parent[c] >= 0:
@@ -129,18 +130,14 @@ def _assign(slots, rng_state, ids, faces):
         if known[i] >= 0:
             half[nh] = i
             nh += 1
-    for t in range(nh - 1, 0, -1):
-        k = _rand(rng_state, t + 1)
-        x = half[t]
-        half[t] = half[k]
-        half[k] = x
+    rng.shuffle(rng_state, 0, half, nh)
     for t in range(nh):
         if not _augment(half[t], known, owner, ids, rng_state):
             return False
     # Mix: move a random half-seen slot to a random free pair that shows its number.
     for _ in range(8 * nh):
-        i = half[_rand(rng_state, nh)]
-        c = _WITH[known[i], _rand(rng_state, 10)]
+        i = half[rng.rand_below(rng_state, 0, nh)]
+        c = _WITH[known[i], rng.rand_below(rng_state, 0, 10)]
         if owner[c] == -1:
             owner[ids[i]] = -1
             owner[c] = i
@@ -153,22 +150,16 @@ def _assign(slots, rng_state, ids, faces):
             nf += 1
     for i in range(m):
         if ids[i] < 0:              # never seen on either side: any remaining pair, either way up
-            k = _rand(rng_state, nf)
+            k = rng.rand_below(rng_state, 0, nf)
             ids[i] = free[k]
             nf -= 1
             free[k] = free[nf]
-            faces[i] = _rand(rng_state, 2)
+            faces[i] = rng.rand_below(rng_state, 0, 2)
         else:
             c = ids[i]
             a, b = slots[i, 2], slots[i, 3]
             faces[i] = (0 if _VAL[c, 0] == a else 1) if a >= 0 else (1 if _VAL[c, 0] == b else 0)
     return True
-
-
-@njit(cache=True)
-def _rand(rng_state, n):
-    rng_state[0] += E.GOLDEN
-    return E.mix_below(rng_state[0], n)
 
 
 @njit(cache=True)
@@ -235,7 +226,7 @@ def _sample_kernel(slots, scal, turns, totals, n, states, seeds):
         if not _assign(slots, rng_state, ids, faces):
             return False
         _build(states[g], slots, ids, faces, scal, turns, totals, n)
-        states[g].rng = seeds[g] ^ np.uint64(0xD1B54A32D192ED03)
+        states[g].rng[0] = seeds[g] ^ np.uint64(0xD1B54A32D192ED03)
     return True
 
 
@@ -258,7 +249,7 @@ def sample_states(obs, num_samples: int, config, seed: int | None = None) -> np.
 def sample_worlds(obs, num_samples: int, seed: int | None = None, **config):
     """A VectorGame (no autoreset) of `num_samples` worlds consistent with `obs`, ready to step forward.
     config: the game's options (num_players, edition, ...); episode defaults to "round"."""
-    from .vector import VectorGame
+    from .game import VectorGame
 
     config.setdefault("episode", "round")
     game = VectorGame(num_samples, seed=0, autoreset=False, **config)

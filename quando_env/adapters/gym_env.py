@@ -1,44 +1,44 @@
-"""QuandoEnv: the single-agent Gymnasium environment "Quando-v0" (one learner seat against opponents)."""
+"""GameEnv: the single-agent Gymnasium environment of any game ("Quando-v0", ...): one learner seat
+against opponents."""
 import weakref
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .cards import NUM_ACTIONS
-from .render import render_text
+from ..registry import game_class
 from .single_agent import LearnerGames
 
 
 def observation_space(obs_dim: int) -> spaces.Box:
-    """The flat float32 observation of quando_env.observation (the AEC env's "observation")."""
+    """The flat float32 observation of a game (the AEC env's "observation")."""
     return spaces.Box(low=0.0, high=np.inf, shape=(obs_dim,), dtype=np.float32)
 
 
 def info_dicts(core: LearnerGames, games=None, action_mask: bool = True) -> list[dict]:
-    """Per listed game, the info dict of the single env: action_mask (int8, 134; unless action_mask=False),
-    seat, hand_sum, score, round_points (once a round of the episode is over) and, with
-    illegal_action="random", illegal_action."""
+    """Per listed game, the info dict of the single env: action_mask (int8; unless action_mask=False), seat,
+    the AEC env's infos at the learner's seat (score, round_points, rounds_done, the game's own) and, with
+    illegal_action="random", illegal_action. Every key is there from reset on."""
     arrays = {k: v.tolist() for k, v in core.info_arrays(games).items()}
+    replaced = arrays.pop("replaced")
     masks = core.action_masks(games).astype(np.int8) if action_mask else None
     out = []
     for i in range(len(arrays["seat"])):
         info = {"action_mask": masks[i]} if action_mask else {}
-        info.update(seat=arrays["seat"][i], hand_sum=arrays["hand_sum"][i], score=arrays["score"][i])
-        if arrays["rounds"][i] > 0:
-            info["round_points"] = arrays["round_points"][i]
+        info.update({k: v[i] for k, v in arrays.items()})
         if core.illegal_action == "random":
-            info["illegal_action"] = arrays["replaced"][i]
+            info["illegal_action"] = replaced[i]
         out.append(info)
     return out
 
 
 class LegalActionSpace(spaces.Discrete):
-    """Discrete(134) whose `sample()` without a mask draws a legal action of its env's current decision
-    (so random play, SB3's check_env and Gymnasium's checkers step legally). Pickles as a plain Discrete."""
+    """Discrete(num_actions) whose `sample()` without a mask draws a legal action of its env's current
+    decision (so random play, SB3's check_env and Gymnasium's checkers step legally). Pickles as a plain
+    Discrete."""
 
-    def __init__(self, legal_mask, seed=None):
-        super().__init__(NUM_ACTIONS, seed=seed)
+    def __init__(self, n, legal_mask, seed=None):
+        super().__init__(n, seed=seed)
         self._legal = weakref.WeakMethod(legal_mask)
 
     def sample(self, mask=None, probability=None):
@@ -51,33 +51,35 @@ class LegalActionSpace(spaces.Discrete):
         return spaces.Discrete, (self.n,)
 
 
-class QuandoEnv(gym.Env):
-    """Quando from one seat: the other seats are played inside `step` by `opponents`.
+class GameEnv(gym.Env):
+    """A game (`game`: a name such as "quando", or a game class) from one seat: the other seats are played
+    inside `step` by `opponents`.
 
     opponents: "random" (default), an object with the batched agent interface act(obs, masks), an object
     with an SB3-style predict, or a list of these to draw from per seat and episode (an opponent pool).
     seat: the learner's seat, or "random" (default): drawn per episode from the game's stream.
     illegal_action: "raise" (default: ValueError naming the legal actions) or "random" (replaced by a random
-    legal action, info["illegal_action"] = True). rules: the fields of quando_env.Config (num_players,
-    edition, episode="game"|"round", reward="points"|"win", ...).
+    legal action, info["illegal_action"] = True). rules: the game's config (num_players, episode="game"|"round",
+    reward="points"|"win", ...).
 
-    Rewards are the learner's: minus its round points when a round ends (reward="points") or +1/-1 at the
-    end of the game (reward="win"), summed over the opponents' moves up to its next decision.
+    Rewards are the learner's, as the AEC env gives them, summed over the opponents' moves up to its next
+    decision.
     `action_masks()` (sb3-contrib's convention) and info["action_mask"] give the legal actions.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
-    def __init__(self, opponents="random", seat="random", illegal_action: str = "raise",
+    def __init__(self, game="quando", opponents="random", seat="random", illegal_action: str = "raise",
                  render_mode: str | None = None, **rules):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
                              f"{self.metadata['render_modes']} or None")
         self.render_mode = render_mode
-        self.core = LearnerGames(1, opponents=opponents, seat=seat, illegal_action=illegal_action, **rules)
+        self.core = LearnerGames(game_class(game), 1, opponents=opponents, seat=seat, illegal_action=illegal_action,
+                                 **rules)
         self.config = self.core.config
         self.observation_space = observation_space(self.core.obs_dim)
-        self.action_space = LegalActionSpace(self.action_masks)
+        self.action_space = LegalActionSpace(self.core.num_actions, self.action_masks)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """A new episode; seed None goes on with the game's own random streams (seeded by the last seed)."""
@@ -87,7 +89,7 @@ class QuandoEnv(gym.Env):
 
     def step(self, action):
         if not np.issubdtype(np.asarray(action).dtype, np.integer) or np.ndim(action) != 0:
-            raise ValueError(f"action must be one integer 0..{NUM_ACTIONS - 1}, got {action!r}")
+            raise ValueError(f"action must be one integer 0..{self.core.num_actions - 1}, got {action!r}")
         if self.core.game.current_player[0] < 0:
             raise RuntimeError("the episode is over: call reset() before step()")
         rewards, terminated, truncated = self.core.step(np.array([action], np.int64))
@@ -97,7 +99,7 @@ class QuandoEnv(gym.Env):
                 info_dicts(self.core)[0])
 
     def action_masks(self) -> np.ndarray:
-        """(134,) bool: the learner's legal actions now (all False once the episode is over)."""
+        """(num_actions,) bool: the learner's legal actions now (all False once the episode is over)."""
         return self.core.action_masks()[0]
 
     def set_opponents(self, opponents) -> None:
@@ -114,7 +116,7 @@ class QuandoEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = render_text(self.core.game, 0, self.seat)
+        text = self.core.game.render_text(0, self.seat)
         if self.render_mode == "human":
             print(text)
             return None

@@ -1,4 +1,4 @@
-"""QuandoVecEnv: a Stable-Baselines3 VecEnv of Quando-v0 games over one batched engine (needs the
+"""GameVecEnv: a Stable-Baselines3 VecEnv of single-agent games over one batched engine (needs the
 `train` extra: stable-baselines3). Build it with quando_env.make_vec_env."""
 import time
 
@@ -6,28 +6,31 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from .cards import NUM_ACTIONS
+from ..registry import game_class
 from .gym_env import info_dicts, observation_space
 from .single_agent import LearnerGames
 
 
-class QuandoVecEnv(VecEnv):
-    """num_envs games of Quando-v0 (same options), stepped by one engine call per decision.
+class GameVecEnv(VecEnv):
+    """num_envs games of a single-agent env (same options as GameEnv), stepped by one engine call per
+    decision.
 
-    SB3 conventions: `seed(s)` makes env i's next reset use s + i (the game Quando-v0 reset with s + i
+    SB3 conventions: `seed(s)` makes env i's next reset use s + i (the game the single env reset with s + i
     plays); an ended episode is reset inside step_wait, its last observation in info["terminal_observation"]
     and info["TimeLimit.truncated"] telling a max_steps truncation. Each ended episode's info also has
-    Monitor-style "episode" statistics (r, l, t) and the learner's seat, hand_sum, score and round_points;
+    Monitor-style "episode" statistics (r, l, t) and the learner's seat and the AEC env's infos;
     the other steps' infos are empty (building 1000 dicts per step would cost more than the game).
     `env_method("action_masks")` returns each env's legal actions, as MaskablePPO expects.
     """
 
-    def __init__(self, num_envs: int = 1, opponents="random", seat="random", illegal_action: str = "raise",
-                 **rules):
-        self.core = LearnerGames(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, **rules)
+    def __init__(self, num_envs: int = 1, game="quando", opponents="random", seat="random",
+                 illegal_action: str = "raise", **rules):
+        self.core = LearnerGames(game_class(game), num_envs, opponents=opponents, seat=seat,
+                                 illegal_action=illegal_action, **rules)
         self.config = self.core.config
         self.render_mode = None
-        super().__init__(self.core.num_games, observation_space(self.core.obs_dim), spaces.Discrete(NUM_ACTIONS))
+        super().__init__(self.core.num_games, observation_space(self.core.obs_dim),
+                         spaces.Discrete(self.core.num_actions))
         self._actions = None
         self._returns = np.zeros(self.num_envs, np.float64)
         self._lengths = np.zeros(self.num_envs, np.int64)
@@ -72,7 +75,7 @@ class QuandoVecEnv(VecEnv):
         pass
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 134) bool: each env's legal actions now."""
+        """(num_envs, num_actions) bool: each env's legal actions now."""
         return self.core.action_masks()
 
     def set_opponents(self, opponents) -> None:

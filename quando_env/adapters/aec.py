@@ -1,0 +1,158 @@
+"""The PettingZoo AEC environment of any game: a thin adapter over one game of its batched engine.
+
+A game's `_v0` module subclasses `GameAECEnv` as its `raw_env` (setting `game_class` and `metadata`) and
+wraps it with `wrap`, as PettingZoo's classic environments do.
+"""
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..core import F_TERMINATED, F_TRUNCATED
+from .record import Recorder
+
+
+def wrap(raw):
+    """PettingZoo's classic wrappers: an illegal move ends the game with -1 for the mover
+    (TerminateIllegalWrapper), out-of-range actions assert, and call order is enforced."""
+    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class GameAECEnv(AECEnv, EzPickle):
+    """One game as a PettingZoo AEC env. Options: the game's config fields plus render_mode.
+
+    reset(seed, options={...the game's forced setup, e.g. "deck", "dealer"}) fixes the first round; other
+    option keys are ignored, as Gymnasium envs do. Rewards come from the engine (per seat, when they fall).
+    infos[agent] holds the same keys from reset() on: score, round_points, rounds_done and the game's own.
+    """
+
+    game_class = None
+    metadata = {"render_modes": ["ansi", "human"], "name": "game_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, **config):
+        EzPickle.__init__(self, render_mode=render_mode, **config)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
+                             f"{self.metadata['render_modes']} or None")
+        self.render_mode = render_mode
+        self.game = g = self.game_class(1, seed=0, autoreset=False, **config)
+        self.config = g.config
+        n = g.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_box = spaces.Box(low=0.0, high=np.inf, shape=(g.obs_dim,), dtype=np.float32)
+        mask_box = spaces.Box(0, 1, (g.num_actions,), np.int8)
+        self.observation_spaces = {a: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
+                                   for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(g.num_actions) for a in self.possible_agents}
+        self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(g.state_dim,), dtype=np.float32)
+        self._seat = np.zeros(1, np.int64)
+        self._action = np.zeros(1, np.int64)
+        self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
+        self._no_moves = np.zeros(g.num_actions, np.int8)
+        self.recorder = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed=None, options=None):
+        """A new game; options may fix the first round (the game's setup keys, e.g. deck and dealer)."""
+        options = options or {}
+        setup = {k: options[k] for k in self.game.setup_keys if k in options}
+        self.game.reset(seed=seed)
+        if setup:
+            self.game.reset(games=[0], **setup)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._update_infos()
+        self.agent_selection = self.possible_agents[int(self.game.states["cur"][0])]
+        self.recorder = Recorder(self.game, seed=seed)
+
+    def step(self, action):
+        """Play `action` for the agent to move; ValueError, naming the legal actions, if it is illegal."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        g = self.game
+        a = int(action)
+        if not 0 <= a < g.num_actions or not g.masks[0, a]:
+            raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
+        self._cumulative_rewards[agent] = 0.0
+        self._action[0] = a
+        r = g.step(self._action)[0].tolist()
+        self.recorder.after_step(a)
+        self.rewards = dict(zip(self.possible_agents, r))
+        self._update_infos()
+        terminated, truncated = g.flags[0, F_TERMINATED], g.flags[0, F_TRUNCATED]
+        if terminated or truncated:
+            done = {ag: True for ag in self.agents}
+            if terminated:
+                self.terminations = done
+            else:
+                self.truncations = done
+            self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[int(g.states["cur"][0])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _update_infos(self):
+        arrays = self.game.info_arrays()
+        rounds = int(arrays.pop("rounds_done")[0])
+        per_seat = {k: v[0].tolist() for k, v in arrays.items()}
+        self.infos = {ag: {**{k: v[i] for k, v in per_seat.items()}, "rounds_done": rounds}
+                      for i, ag in enumerate(self.possible_agents)}
+
+    # ------------------------------------------------------------------ views
+    def observe(self, agent):
+        """The agent's observation vector, and its action mask (all zero unless it is to move)."""
+        g = self.game
+        self._seat[0] = self._index[agent]
+        g.kernels.observe(g.states, self._seat, g.cfg, self._obs_buf)
+        to_move = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        mask = g.masks[0].astype(np.int8) if to_move else self._no_moves.copy()
+        return {"observation": self._obs_buf[0].copy(), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The full perfect-information state, for centralised critics."""
+        return self.game.state()[0]
+
+    def render(self, seat: int | None = None):
+        """The table as one seat sees it (default: the player to move; only what that seat has seen).
+        render_omniscient() is the debugging view with everything shown."""
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if seat is None:
+            cur = int(self.game.states["cur"][0])
+            seat = cur if cur >= 0 else 0
+        text = self.game.render_text(0, seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_omniscient(self) -> str:
+        """Everything on the table: for debugging only, never for an agent."""
+        return self.game.render_text(0, None)
+
+    def game_record(self) -> dict:
+        """The JSON-ready record of the game so far (see quando_env.adapters.record)."""
+        return self.recorder.record
+
+    def close(self):
+        pass

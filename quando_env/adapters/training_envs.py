@@ -1,0 +1,29 @@
+"""Entry points of the training environments: each game's Gymnasium id ("Quando-v0", ...: single env and
+vector entry point) and make_vec_env, the SB3 VecEnv (stable-baselines3 is imported only when it is called)."""
+import gymnasium
+
+from ..registry import game_names, gym_id
+
+
+def register_envs() -> None:
+    """Register every game's Gymnasium id (done when quando_env is imported)."""
+    for name in game_names():
+        if gym_id(name) not in gymnasium.registry:
+            gymnasium.register(id=gym_id(name), entry_point="quando_env.adapters.gym_env:GameEnv",
+                               vector_entry_point="quando_env.adapters.gym_vector_env:GameVectorEnv",
+                               kwargs={"game": name})
+
+
+def make_vec_env(num_envs: int = 1, opponents="random", seat="random", seed: int | None = None,
+                 illegal_action: str = "raise", game="quando", **rules):
+    """An SB3 VecEnv of `num_envs` games in one batched engine (see sb3_vec_env.GameVecEnv).
+
+    With a seed, env i's first reset plays the game the single env reset with seed + i plays; later episodes
+    go on with each game's own random streams. `MaskablePPO("MlpPolicy", make_vec_env(...))` trains as is.
+    """
+    from .sb3_vec_env import GameVecEnv
+
+    venv = GameVecEnv(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, game=game, **rules)
+    if seed is not None:
+        venv.seed(seed)
+    return venv

@@ -1,0 +1,367 @@
+"""The game contract: the public surface every game offers and every adapter uses.
+
+A game is a batched engine, a subclass of `Game`: `num_games` independent games of one configuration,
+each a record of a numpy structured array, stepped together by numba kernels. Everything generic lives
+here once (seeding, action checks, random legal moves, flags, infos, records' hooks); a game supplies
+its rules as kernels and a few hooks. Adapters (PettingZoo, Gymnasium, SB3, records, evaluation, terminal
+play) talk only to this surface, so a new game plugs into all of them.
+
+What a game provides (class attributes and kernels, see `quando_env.quando.game` for the full example):
+
+- `name` ("quando"), `num_actions`, `action_names` (one readable name per action), `state_dtype`,
+  `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`, `reward`,
+  `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `setup_keys` (the forced setup `reset` takes,
+  e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`.
+- `kernels`: an object with the numba kernels, all over whole batches:
+  `step(states, games, actions, cfg, rewards, flags, masks)`,
+  `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)`,
+  `masks(states, cfg, masks)`, `observe(states, players, cfg, out)`, `state(states, cfg, out)`.
+  Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
+  `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts).
+- hooks: `_start(idx, setup)` (deal new games, forced setup or random), `_seat_infos(idx)`,
+  `render_text(g, seat)`, `narrator(labels)`, `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
+  `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
+- `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
+
+State records share these fields, which the generic code reads: `cur` (seat to decide, -1 when the
+episode is over), `round` (rounds finished in the episode), `total` and `points` (game totals and the last
+finished round's points per seat), `shuffles` (in-round reshuffles so far), `rng` (shape (1,): the game's
+stream, see quando_env.rng).
+"""
+from dataclasses import fields
+
+import numpy as np
+
+from . import rng
+
+# Per-step outcome flags, one row per game.
+F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
+NUM_FLAGS = 4
+
+EPISODES = ("game", "round")
+REWARDS = ("points", "win")
+
+
+def is_int(x) -> bool:
+    """An integer, and not a bool."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def need(ok: bool, what: str, allowed: str) -> None:
+    """Raise ValueError naming the bad value and what is allowed."""
+    if not ok:
+        raise ValueError(f"{what} is not allowed: {allowed}")
+
+
+def make_config(config_class, **kwargs):
+    """A validated config from keyword options, with a clear error for an unknown option."""
+    allowed = {f.name for f in fields(config_class)}
+    unknown = sorted(set(kwargs) - allowed)
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; the options are {sorted(allowed)}")
+    return config_class(**kwargs)
+
+
+def check_episode_options(cfg) -> None:
+    """The options every game shares: episode, reward, max_steps."""
+    need(cfg.episode in EPISODES, f"episode={cfg.episode!r}", f"choose one of {EPISODES}")
+    need(cfg.reward in REWARDS, f"reward={cfg.reward!r}", f"choose one of {REWARDS}")
+    need(is_int(cfg.max_steps) and cfg.max_steps >= 1, f"max_steps={cfg.max_steps!r}", "an integer >= 1")
+
+
+class Game:
+    """`num_games` independent games of one configuration, stepped together.
+
+    Game i of a batch seeded with `seed` plays the game a batch of one seeded with `seed + i` plays, so a
+    game depends neither on the batch size nor on its slot. With `autoreset`, a game whose episode ended
+    starts a new one inside `step`; the step's flags tell what happened.
+    """
+
+    name = "game"
+    num_actions = 0
+    action_names: list = []
+    state_dtype = None
+    config_class = None
+    setup_keys: tuple = ()
+    record_format = ""
+    seat_info_keys: tuple = ()
+    knock_action = None
+    kernels = None
+
+    def __init__(self, num_games: int = 1, seed: int | None = None, autoreset: bool = True, **config):
+        if not is_int(num_games) or num_games < 1:
+            raise ValueError(f"num_games={num_games!r} is not allowed: a positive integer")
+        self.config = make_config(self.config_class, **config)
+        self.num_games = b = int(num_games)
+        self.num_players = n = self.config.num_players
+        self.autoreset = bool(autoreset)
+        self.obs_dim = self.obs_dim_of(n)
+        self.state_dim = self.state_dim_of(n)
+        self.cfg = self.config.kernel_vector(self.autoreset)   # what the kernels read
+        self.states = np.zeros(b, self.state_dtype)
+        self.masks = np.zeros((b, self.num_actions), np.uint8)
+        self.rewards = np.zeros((b, n), np.float32)
+        self.flags = np.zeros((b, NUM_FLAGS), np.uint8)
+        self.action_streams = np.zeros(b, np.uint64)           # sample_actions' per-game streams
+        self.all_games = np.arange(b)
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ what a game supplies
+    @staticmethod
+    def obs_dim_of(num_players: int) -> int:
+        raise NotImplementedError
+
+    @staticmethod
+    def state_dim_of(num_players: int) -> int:
+        raise NotImplementedError
+
+    @classmethod
+    def action_name(cls, a: int) -> str:
+        """A short readable name of action `a`."""
+        a = int(a)
+        if not 0 <= a < cls.num_actions:
+            raise ValueError(f"action {a} is out of range: actions are 0..{cls.num_actions - 1}")
+        return cls.action_names[a]
+
+    def move_name(self, g: int, a: int) -> str:
+        """The name of legal move `a` in game g's current decision (action_name unless the context renames it)."""
+        return self.action_name(a)
+
+    def _start(self, idx: np.ndarray, setup: dict) -> None:
+        """Start new games in slots idx (their streams are seeded), with the forced setup if given."""
+        raise NotImplementedError
+
+    def _seat_infos(self, idx: np.ndarray) -> dict:
+        """Game-specific per-seat facts for infos, each (len(idx), n)."""
+        return {}
+
+    def render_text(self, g: int = 0, seat: int | None = None) -> str:
+        """Game g's table as `seat` sees it (only what it has seen), or everything when seat is None."""
+        raise NotImplementedError
+
+    def narrator(self, labels: list):
+        """The terminal front end's story teller for seat 0 of game 0 (see quando_env.cli.play)."""
+        raise NotImplementedError
+
+    def round_setup(self, g: int) -> dict:
+        """The current round's setup of game g as JSON-ready keyword arguments (what a record stores)."""
+        raise NotImplementedError
+
+    def redeal(self, g: int, **setup) -> None:
+        """Replace game g's current round's deal by a forced one (replaying a record's later rounds)."""
+        raise NotImplementedError
+
+    def reshuffle_record(self, g: int) -> dict:
+        """The last in-round reshuffle of game g as JSON (what a record needs to replay it)."""
+        raise ValueError(f"{self.name} has no random events inside a round")
+
+    def force_reshuffle(self, g: int, entry: dict) -> None:
+        """Make game g's next in-round reshuffle the recorded one (ValueError if malformed)."""
+        raise ValueError(f"{self.name} has no random events inside a round")
+
+    @classmethod
+    def sample_states(cls, obs, num_samples: int, config, seed: int | None = None) -> np.ndarray:
+        """Determinization: `num_samples` state records consistent with one player's observation `obs` of a
+        game with `config`, that player as seat 0 (for search agents such as the rollout agent)."""
+        raise NotImplementedError(f"{cls.name} has no determinization")
+
+    def winners(self, games=None) -> np.ndarray:
+        """(k, n) bool: the seats that win each listed game by its final totals (lowest total by default)."""
+        tot = self.totals[self.slots(games)]
+        return tot == tot.min(axis=1, keepdims=True)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed=None, games=None, **setup) -> None:
+        """Start new games.
+
+        seed: an int (game i gets seed + i), a sequence of per-game seeds, or None (fresh entropy when all
+        games are reset, else each listed game goes on with its own random stream). games: the slots to
+        reset (default all). setup: the game's forced setup (its `setup_keys`, e.g. deck and dealer), used
+        for the first round of every listed game.
+        """
+        unknown = sorted(set(setup) - set(self.setup_keys))
+        if unknown:
+            raise ValueError(f"unknown setup {unknown} for {self.name}: it takes {list(self.setup_keys)}")
+        idx = self.all_games if games is None else self.slots(games)
+        if seed is None and games is None:
+            seed = rng.new_seed()
+        if seed is not None:
+            if np.ndim(seed) == 0:
+                seeds = int(seed) + np.arange(idx.size, dtype=np.int64) if games is None else \
+                    np.full(idx.size, int(seed), np.int64)
+            else:
+                seeds = np.asarray(seed, np.int64).reshape(-1)
+                if seeds.size != idx.size:
+                    raise ValueError(f"got {seeds.size} seeds for {idx.size} games: give one seed per game")
+            self.states["rng"][idx, 0] = rng.streams(seeds, rng.SALT_GAME)
+            self.action_streams[idx] = rng.streams(seeds, rng.SALT_ACTIONS)
+        self._start(idx, {k: v for k, v in setup.items() if v is not None})
+        self.flags[idx] = 0
+
+    def load_states(self, states: np.ndarray) -> None:
+        """Replace every game's state by the given records (e.g. sampled worlds, or copies for rollouts)."""
+        states = np.asarray(states)
+        if states.dtype != self.state_dtype or states.shape != (self.num_games,):
+            raise ValueError(f"states must be {self.num_games} records of {type(self).__name__}.state_dtype, got "
+                             f"{states.dtype} {states.shape}")
+        self.states[:] = states
+        self.flags[:] = 0
+        self.kernels.masks(self.states, self.cfg, self.masks)
+
+    def slots(self, games) -> np.ndarray:
+        """The slot indices `games` names (all games for None), checked."""
+        if games is None:
+            return self.all_games
+        idx = np.asarray(games, np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
+            raise ValueError(f"games={games!r}: slots must be in 0..{self.num_games - 1}")
+        return idx
+
+    # ------------------------------------------------------------------ stepping
+    @property
+    def legal_action_mask(self) -> np.ndarray:
+        """(B, num_actions) bool: the legal actions of each game's player to move (all False once over)."""
+        return self.masks.view(bool)
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """(B,) seat that decides now in each game (-1 once a game is over and not reset)."""
+        return self.states["cur"].astype(np.int64)
+
+    @property
+    def round_over(self) -> np.ndarray:
+        """(B,) bool: the last step ended a round."""
+        return self.flags[:, F_ROUND_OVER].astype(bool)
+
+    @property
+    def game_over(self) -> np.ndarray:
+        """(B,) bool: the last step ended the episode by the rules (game, or round with episode='round')."""
+        return self.flags[:, F_TERMINATED].astype(bool)
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """(B,) bool: the last step hit max_steps."""
+        return self.flags[:, F_TRUNCATED].astype(bool)
+
+    def step(self, actions, games=None) -> np.ndarray:
+        """Apply one action per game (by its player to move); return (B, n) rewards of this step.
+
+        Games already over (without autoreset) ignore their action. Raises ValueError for an illegal
+        action, naming the game, the action and the legal ones. games: step only these slots (then
+        actions[i] is for games[i], the rewards are (len(games), n) and the other games wait, their flags
+        cleared).
+        """
+        idx = self.slots(games)
+        a = np.asarray(actions)
+        if a.shape != idx.shape or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
+                             f"dtype {a.dtype}")
+        a = a.astype(np.int64)
+        live = self.states["cur"][idx] >= 0
+        bad = live & ((a < 0) | (a >= self.num_actions))
+        if not bad.any():
+            bad = live & (self.masks[idx, np.clip(a, 0, self.num_actions - 1)] == 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(self.illegal_message(int(idx[i]), int(a[i])))
+        if games is not None:
+            self.flags[:] = 0
+        self.kernels.step(self.states, idx, a, self.cfg, self.rewards, self.flags, self.masks)
+        self.check_error()
+        return self.rewards.copy() if games is None else self.rewards[idx]
+
+    def check_error(self) -> None:
+        """Raise the error a kernel flagged (a forced reshuffle that does not fit, when replaying)."""
+        if self.flags[:, F_ERROR].any():
+            g = int(np.flatnonzero(self.flags[:, F_ERROR])[0])
+            raise ValueError(f"game {g}: the forced reshuffle does not hold exactly the discard pile's cards")
+
+    def illegal_message(self, g: int, action: int) -> str:
+        """Why `action` cannot be played in game g, with the legal actions by index and name."""
+        legal = np.flatnonzero(self.masks[g])
+        if not 0 <= action < self.num_actions:
+            what = f"action {action} is out of range 0..{self.num_actions - 1}"
+        else:
+            what = f"action {action} ({self.action_name(action)}) is illegal"
+        names = ", ".join(f"{x} ({self.action_name(x)})" for x in legal)
+        return f"game {g}, player {int(self.states[g]['cur'])} to move: {what}; legal: {names or 'none (over)'}"
+
+    def sample_actions(self, games=None) -> np.ndarray:
+        """(B,) uniformly random legal actions from per-game streams (-1 where a game is over).
+
+        games: only these slots (one action each); the other games' streams do not move."""
+        idx = self.slots(games)
+        out = np.empty(idx.size, np.int64)
+        if games is None:
+            rng.sample_kernel(self.masks, self.action_streams, out)
+            return out
+        streams = self.action_streams[idx]
+        rng.sample_kernel(self.masks[idx], streams, out)
+        self.action_streams[idx] = streams
+        return out
+
+    def play_random(self, games, auto) -> np.ndarray:
+        """In the listed games, play sample_actions' random legal moves (the same per-game streams) while the
+        player to move is marked in auto (B, n) bool and the episode goes on: one call for what a loop of
+        sample_actions/step would do. Returns the (len(games), n) rewards summed over those moves; the flags
+        (round_over, game_over, truncated) tell what happened during them."""
+        idx = self.slots(games)
+        auto = np.ascontiguousarray(auto, bool)
+        if auto.shape != (self.num_games, self.num_players):
+            raise ValueError(f"auto must be a ({self.num_games}, {self.num_players}) bool array, got {auto.shape}")
+        self.flags[:] = 0
+        self.kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags, self.masks,
+                                 self.action_streams)
+        self.check_error()
+        return self.rewards[idx]
+
+    # ------------------------------------------------------------------ views
+    def observe(self, players=None, games=None) -> np.ndarray:
+        """(B, obs_dim) float32 observations of the player to move (or of the given seat per game).
+
+        games: only these slots (players, if given, then has one seat per listed game)."""
+        states = self.states if games is None else self.states[self.slots(games)]
+        b = states.shape[0]
+        if players is None:
+            p = np.full(b, -1, np.int64)
+        else:
+            p = np.broadcast_to(np.asarray(players, np.int64), (b,)).copy()
+            if (p < 0).any() or (p >= self.num_players).any():
+                raise ValueError(f"players must be seats 0..{self.num_players - 1}")
+        out = np.empty((b, self.obs_dim), np.float32)
+        self.kernels.observe(states, p, self.cfg, out)
+        return out
+
+    def state(self, games=None) -> np.ndarray:
+        """(k, state_dim) float32 perfect-information states (for centralised critics and debugging)."""
+        states = self.states if games is None else self.states[self.slots(games)]
+        out = np.empty((states.shape[0], self.state_dim), np.float32)
+        self.kernels.state(states, self.cfg, out)
+        return out
+
+    @property
+    def totals(self) -> np.ndarray:
+        """(B, n) game totals."""
+        return self.states["total"][:, : self.num_players].astype(np.int64)
+
+    @property
+    def round_points(self) -> np.ndarray:
+        """(B, n) points of each game's last finished round."""
+        return self.states["points"][:, : self.num_players].astype(np.int64)
+
+    @property
+    def rounds_done(self) -> np.ndarray:
+        """(B,) rounds finished in each game's episode (round_points mean something once it is > 0)."""
+        return self.states["round"].astype(np.int64)
+
+    def info_arrays(self, games=None) -> dict:
+        """Per listed game, the facts infos carry: per seat (k, n) `score`, `round_points` and the game's
+        `seat_info_keys`; per game (k,) `rounds_done`. Every key is there from the first reset on."""
+        idx = self.slots(games)
+        return {"score": self.totals[idx], "round_points": self.round_points[idx], **self._seat_infos(idx),
+                "rounds_done": self.rounds_done[idx]}
+
+    # ------------------------------------------------------------------ records
+    def reshuffles(self, g: int) -> int:
+        """In-round reshuffles of game g so far in its episode (the only randomness inside a round)."""
+        return int(self.states["shuffles"][g])

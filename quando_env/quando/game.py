@@ -1,0 +1,135 @@
+"""VectorGame: many Quando games stepped by one call (the game contract of quando_env.core)."""
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..core import Game
+from . import engine as E
+from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, card_pairs,
+                    deck_to_cards)
+from .config import Config
+from .observation import obs_dim, observe_kernel
+from .render import render_text
+
+
+class VectorGame(Game):
+    """`num_games` independent Quando games of one configuration (the options of quando_env.quando.Config).
+
+    Forced setup (reset's keywords): `deck`, 55 [up, down] pairs top first (R4), and `dealer`, the first
+    round's dealer (R6).
+    """
+
+    name = "quando"
+    num_actions = NUM_ACTIONS
+    action_names = ACTION_NAMES
+    state_dtype = E.STATE_DTYPE
+    config_class = Config
+    setup_keys = ("deck", "dealer")
+    record_format = "quando-record/1"
+    seat_info_keys = ("hand_sum",)
+    knock_action = KNOCK
+    kernels = SimpleNamespace(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
+                              observe=observe_kernel, state=E.state_kernel)
+    obs_dim_of = staticmethod(obs_dim)
+    state_dim_of = staticmethod(E.state_dim)
+
+    def _start(self, idx, setup):
+        k = idx.size
+        decks = np.zeros((k, NUM_CARDS), np.int8)
+        ups = np.zeros((k, NUM_CARDS), np.int8)
+        use = np.zeros(k, np.int8)
+        if "deck" in setup:
+            decks[:], ups[:] = deck_to_cards(setup["deck"])
+            use[:] = 1
+        dealer = setup.get("dealer", self.config.dealer)
+        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < self.num_players:
+            raise ValueError(f"dealer={dealer!r} is not allowed: a seat 0..{self.num_players - 1}")
+        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, ups, use, np.full(k, dealer, np.int8))
+
+    def move_name(self, g, a):
+        if a == PASS and self.states[g]["phase"] == E.PH_KNOCK:
+            return "do not knock"
+        return self.action_name(a)
+
+    def render_text(self, g=0, seat=None):
+        return render_text(self, g, seat)
+
+    def narrator(self, labels):
+        from .play_text import Narrator
+
+        return Narrator(self, labels)
+
+    # ------------------------------------------------------------------ records
+    def round_setup(self, g):
+        s = self.states[g]
+        return {"dealer": int(s["dealer"]), "deck": card_pairs(s["deck"], s["deck_up"])}
+
+    def redeal(self, g, deck, dealer=None):
+        s = self.states[g]
+        if dealer is not None and dealer != int(s["dealer"]):
+            raise ValueError(f"the record's dealer is {dealer}, R6 makes it {int(s['dealer'])}")
+        ids, ups = deck_to_cards(deck)
+        E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], ups[None], self.masks)
+
+    def reshuffle_record(self, g):
+        s = self.states[g]
+        m = int(s["ndraw"])
+        return {"pile": card_pairs(s["shuffle"][:m], s["shuffle_up"][:m])}
+
+    def force_reshuffle(self, g, entry):
+        ids, ups = _reshuffle_cards(entry)
+        s = self.states
+        s["shuffle"][g, :] = -1
+        s["shuffle"][g, : len(ids)] = ids
+        s["shuffle_up"][g, : len(ids)] = ups
+        s["forced"][g] = 1
+
+    @classmethod
+    def sample_states(cls, obs, num_samples, config, seed=None):
+        from .determinize import sample_states
+
+        return sample_states(obs, num_samples, config, seed)
+
+    # ------------------------------------------------------------------ Quando's own views
+    def _seat_infos(self, idx):
+        return {"hand_sum": self.hand_sums(idx)}
+
+    def hands(self, g: int) -> list[list[tuple[int, int]]]:
+        """Omniscient: each seat's cards in game g as (front, back), in acquisition order."""
+        s = self.states[g]
+        out = []
+        for p in range(self.num_players):
+            cards = sorted((c for c in range(NUM_CARDS) if s["loc"][c] == p), key=lambda c: s["acq"][c])
+            out.append([(int(CARD_VALUES[c, s["face"][c]]), int(CARD_VALUES[c, 1 - s["face"][c]])) for c in cards])
+        return out
+
+    def piles(self, g: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """Omniscient: (draw pile, discard pile) of game g as (up, down) pairs, top first."""
+        s = self.states[g]
+
+        def pile(arr, k):
+            return [(int(CARD_VALUES[c, s["face"][c]]), int(CARD_VALUES[c, 1 - s["face"][c]]))
+                    for c in arr[:k][::-1]]
+        return pile(s["draw"], s["ndraw"]), pile(s["disc"], s["ndisc"])
+
+    def hand_sums(self, games=None) -> np.ndarray:
+        """(k, n) sum of fronts per seat (R17); games: only these slots."""
+        states = self.states[self.slots(games)]
+        out = np.zeros((states.shape[0], self.num_players), np.int32)
+        E.hand_sums_kernel(states, self.cfg, out)
+        return out.astype(np.int64)
+
+
+def _reshuffle_cards(entry):
+    """Card ids and up sides of a recorded reshuffle ({"pile": [[up, down], ...] top first})."""
+    try:
+        pairs = [tuple(int(x) for x in p) for p in entry["pile"]]
+        for j, (u, d) in enumerate(pairs):
+            if not (0 <= u <= 10 and 0 <= d <= 10 and u != d):
+                raise ValueError(f"card {j} is {[u, d]}")
+        ids = np.array([PAIR_TO_CARD[u, d] for u, d in pairs], np.int8)
+        if len(set(ids.tolist())) != len(ids):
+            raise ValueError("a card appears twice")
+        return ids, np.array([0 if u < d else 1 for u, d in pairs], np.int8)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"malformed: {e}") from None
