@@ -13,12 +13,14 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `setup_keys` (the forced setup `reset` takes,
   e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`.
 - `kernels`: an object with the numba kernels, all over whole batches:
-  `step(states, games, actions, cfg, rewards, flags, masks)`,
-  `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)`,
-  `masks(states, cfg, masks)`, `observe(states, players, cfg, out)`, `state(states, cfg, out)`.
+  `step(states, games, actions, cfg, rewards, flags, masks)` and
+  `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)` (both return the first
+  game whose step raised F_ERROR, or -1),
+  `masks(states, cfg, masks)`, `observe(states, players, cfg, out)`, `state(states, cfg, out)`,
+  `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
   Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
   `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts).
-- hooks: `_start(idx, setup)` (deal new games, forced setup or random), `_seat_infos(idx)`,
+- hooks: `_start(idx, setup)` (deal new games, forced setup or random),
   `render_text(g, seat)`, `narrator(labels)`, `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
   `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
 - `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
@@ -31,6 +33,7 @@ stream, see quando_env.rng).
 from dataclasses import fields
 
 import numpy as np
+from numba import njit
 
 from . import rng
 
@@ -60,6 +63,18 @@ def make_config(config_class, **kwargs):
     if unknown:
         raise ValueError(f"unknown option(s) {unknown}; the options are {sorted(allowed)}")
     return config_class(**kwargs)
+
+
+@njit(cache=True)
+def first_illegal(cur, games, actions, masks):
+    """Index i of the first listed game whose action its player to move cannot play (-1 if all are legal;
+    games that are over (cur < 0) take any action)."""
+    for i in range(games.shape[0]):
+        g = games[i]
+        a = actions[i]
+        if cur[g] >= 0 and not (0 <= a < masks.shape[1] and masks[g, a]):
+            return i
+    return -1
 
 
 def check_episode_options(cfg) -> None:
@@ -104,6 +119,7 @@ class Game:
         self.flags = np.zeros((b, NUM_FLAGS), np.uint8)
         self.action_streams = np.zeros(b, np.uint64)           # sample_actions' per-game streams
         self.all_games = np.arange(b)
+        self.info_keys = ("score", "round_points", *self.seat_info_keys, "rounds_done")
         self.reset(seed)
 
     # ------------------------------------------------------------------ what a game supplies
@@ -130,10 +146,6 @@ class Game:
     def _start(self, idx: np.ndarray, setup: dict) -> None:
         """Start new games in slots idx (their streams are seeded), with the forced setup if given."""
         raise NotImplementedError
-
-    def _seat_infos(self, idx: np.ndarray) -> dict:
-        """Game-specific per-seat facts for infos, each (len(idx), n)."""
-        return {}
 
     def render_text(self, g: int = 0, seat: int | None = None) -> str:
         """Game g's table as `seat` sees it (only what it has seen), or everything when seat is None."""
@@ -243,37 +255,38 @@ class Game:
         """(B,) bool: the last step hit max_steps."""
         return self.flags[:, F_TRUNCATED].astype(bool)
 
-    def step(self, actions, games=None) -> np.ndarray:
+    def step(self, actions, games=None, checked: bool = False) -> np.ndarray:
         """Apply one action per game (by its player to move); return (B, n) rewards of this step.
 
         Games already over (without autoreset) ignore their action. Raises ValueError for an illegal
         action, naming the game, the action and the legal ones. games: step only these slots (then
         actions[i] is for games[i], the rewards are (len(games), n) and the other games wait, their flags
-        cleared).
+        cleared). checked: the caller passes an int64 array of all games' actions that it has checked
+        against legal_action_mask itself (the one-game adapters do, to word their own errors), so the
+        check is skipped.
         """
+        if checked and games is None:
+            self.check_error(self.kernels.step(self.states, self.all_games, actions, self.cfg, self.rewards,
+                                               self.flags, self.masks))
+            return self.rewards.copy()
         idx = self.slots(games)
         a = np.asarray(actions)
-        if a.shape != idx.shape or not np.issubdtype(a.dtype, np.integer):
+        if a.shape != idx.shape or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
                              f"dtype {a.dtype}")
-        a = a.astype(np.int64)
-        live = self.states["cur"][idx] >= 0
-        bad = live & ((a < 0) | (a >= self.num_actions))
-        if not bad.any():
-            bad = live & (self.masks[idx, np.clip(a, 0, self.num_actions - 1)] == 0)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(self.illegal_message(int(idx[i]), int(a[i])))
+        a = a.astype(np.int64, copy=False)
+        bad = first_illegal(self.states["cur"], idx, a, self.masks)
+        if bad >= 0:
+            raise ValueError(self.illegal_message(int(idx[bad]), int(a[bad])))
         if games is not None:
             self.flags[:] = 0
-        self.kernels.step(self.states, idx, a, self.cfg, self.rewards, self.flags, self.masks)
-        self.check_error()
+        self.check_error(self.kernels.step(self.states, idx, a, self.cfg, self.rewards, self.flags, self.masks))
         return self.rewards.copy() if games is None else self.rewards[idx]
 
-    def check_error(self) -> None:
-        """Raise the error a kernel flagged (a forced reshuffle that does not fit, when replaying)."""
-        if self.flags[:, F_ERROR].any():
-            g = int(np.flatnonzero(self.flags[:, F_ERROR])[0])
+    @staticmethod
+    def check_error(g: int) -> None:
+        """Raise the error a kernel flagged in game g (>= 0): a forced reshuffle that does not fit (replays)."""
+        if g >= 0:
             raise ValueError(f"game {g}: the forced reshuffle does not hold exactly the discard pile's cards")
 
     def illegal_message(self, g: int, action: int) -> str:
@@ -310,9 +323,8 @@ class Game:
         if auto.shape != (self.num_games, self.num_players):
             raise ValueError(f"auto must be a ({self.num_games}, {self.num_players}) bool array, got {auto.shape}")
         self.flags[:] = 0
-        self.kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags, self.masks,
-                                 self.action_streams)
-        self.check_error()
+        self.check_error(self.kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags,
+                                                  self.masks, self.action_streams))
         return self.rewards[idx]
 
     # ------------------------------------------------------------------ views
@@ -354,12 +366,20 @@ class Game:
         """(B,) rounds finished in each game's episode (round_points mean something once it is > 0)."""
         return self.states["round"].astype(np.int64)
 
+    def info_table(self, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, len(info_keys), n) int32: per game and seat the values of `info_keys` (score, round_points,
+        the game's seat_info_keys, rounds_done), written into `out` if given (one-game adapters keep one)."""
+        if out is None:
+            out = np.empty((self.num_games, len(self.info_keys), self.num_players), np.int32)
+        self.kernels.infos(self.states, self.cfg, out)
+        return out
+
     def info_arrays(self, games=None) -> dict:
-        """Per listed game, the facts infos carry: per seat (k, n) `score`, `round_points` and the game's
-        `seat_info_keys`; per game (k,) `rounds_done`. Every key is there from the first reset on."""
-        idx = self.slots(games)
-        return {"score": self.totals[idx], "round_points": self.round_points[idx], **self._seat_infos(idx),
-                "rounds_done": self.rounds_done[idx]}
+        """Per listed game and seat, (k, n) arrays of the facts infos carry (`info_keys`): `score`,
+        `round_points` (0 until `rounds_done` > 0), the game's own, `rounds_done`. Every key is there from
+        the first reset on."""
+        table = self.info_table()[self.slots(games)].astype(np.int64)
+        return {key: table[:, j] for j, key in enumerate(self.info_keys)}
 
     # ------------------------------------------------------------------ records
     def reshuffles(self, g: int) -> int:

@@ -151,3 +151,22 @@ def test_cli_errors():
     assert r.returncode == 2 and "unknown agent" in r.stderr
     r = run_cli("--agents", "random", "random", "random", "--players", "2", "--games", "2")
     assert r.returncode == 2
+
+
+def test_game_option_and_no_abbreviations_in_evaluate_and_train():
+    """--game names the game; argparse abbreviations are off, so --game is never read as --games."""
+    from agents.evaluate_cli import parser as evaluate_parser
+    from agents.training import parser as train_parser
+
+    args = evaluate_parser().parse_args(["--game", "quando", "--agents", "random", "--games", "3"])
+    assert args.game == "quando" and args.games == 3
+    assert evaluate_parser().parse_args(["--agents", "random"]).game == "quando"
+    assert train_parser().parse_args([]).game == "quando"
+    with pytest.raises(SystemExit):
+        evaluate_parser().parse_args(["--game", "chess", "--agents", "random"])
+    with pytest.raises(SystemExit):
+        train_parser().parse_args(["--game", "chess"])
+    with pytest.raises(SystemExit):
+        evaluate_parser().parse_args(["--agents", "random", "--gam", "5"])
+    with pytest.raises(SystemExit):
+        train_parser().parse_args(["--timestep", "5"])

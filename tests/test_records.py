@@ -308,3 +308,15 @@ def test_boolean_action_names_the_step():
     bad = copy.deepcopy(record)
     bad["actions"][5] = True
     assert replay_error(bad).startswith("step 5: action True of player_")
+
+
+def test_a_record_written_before_the_game_contract_still_replays():
+    """tests/data holds an oya game (6 players, 2 rounds, 10 reshuffles) saved by the code before
+    quando_env.core existed: it replays to its recorded totals."""
+    from pathlib import Path
+
+    record = rec.load(Path(__file__).parent / "data" / "quando_record_before_contract.json")
+    assert record["format"] == "quando-record/1" and len(record["reshuffles"]) == 10
+    steps, game = replay_all(record)
+    assert len(steps) == len(record["actions"]) == 320
+    assert game.totals[0].tolist() == record["result"]["totals"] == [56, 24, 72, 62, 86, 33]

@@ -55,6 +55,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self._action = np.zeros(1, np.int64)
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
+        self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
         self.recorder = None
 
     def observation_space(self, agent):
@@ -91,7 +92,7 @@ class GameAECEnv(AECEnv, EzPickle):
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
-        r = g.step(self._action)[0].tolist()
+        r = g.step(self._action, checked=True)[0].tolist()
         self.recorder.after_step(a)
         self.rewards = dict(zip(self.possible_agents, r))
         self._update_infos()
@@ -110,11 +111,9 @@ class GameAECEnv(AECEnv, EzPickle):
             self.render()
 
     def _update_infos(self):
-        arrays = self.game.info_arrays()
-        rounds = int(arrays.pop("rounds_done")[0])
-        per_seat = {k: v[0].tolist() for k, v in arrays.items()}
-        self.infos = {ag: {**{k: v[i] for k, v in per_seat.items()}, "rounds_done": rounds}
-                      for i, ag in enumerate(self.possible_agents)}
+        g = self.game
+        seats = zip(*g.info_table(self._info_buf)[0].tolist())     # per seat: its value of each info key
+        self.infos = {ag: dict(zip(g.info_keys, row)) for ag, row in zip(self.possible_agents, seats)}
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):

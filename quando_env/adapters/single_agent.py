@@ -220,6 +220,6 @@ class LearnerGames:
         rows = np.arange(idx.size)
         out = {"seat": seat}
         for key, v in self.game.info_arrays(idx).items():
-            out[key] = v if v.ndim == 1 else v[rows, seat]
+            out[key] = v[rows, seat]
         out["replaced"] = self.replaced[idx]
         return out

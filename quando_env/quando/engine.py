@@ -530,17 +530,23 @@ def step_kernel(states, games, actions, cfg, rewards, flags, masks):
     """One decision in each listed game (actions[i] for games[i], already checked legal); the others wait.
 
     With autoreset, a game whose episode ended starts a new one with the same configured first dealer.
+    Returns the first game whose step failed (F_ERROR: a forced reshuffle that does not fit), or -1.
     """
+    err = -1
     for i in range(games.shape[0]):
         g = games[i]
         step_one(states[g], actions[i], cfg, rewards[g], flags[g], masks[g])
+        if flags[g, F_ERROR] and err < 0:
+            err = g
+    return err
 
 
 @njit(cache=True)
 def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, action_streams):
     """In each listed game, play random legal actions (rng.sample_legal on the game's action stream) while
     the player to move is marked in auto[g] and the episode goes on: rewards[g] sums the moves' rewards,
-    flags[g] ORs their flags."""
+    flags[g] ORs their flags. Returns the first game whose step failed (F_ERROR), or -1."""
+    err = -1
     rew = np.zeros(rewards.shape[1], np.float32)
     flg = np.zeros(flags.shape[1], np.uint8)
     for i in range(games.shape[0]):
@@ -554,6 +560,9 @@ def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, action_s
             flags[g, :] |= flg
             if flg[F_TERMINATED] or flg[F_TRUNCATED]:
                 break
+        if flags[g, F_ERROR] and err < 0:
+            err = g
+    return err
 
 
 @njit(cache=True)
@@ -617,3 +626,16 @@ def hand_sums_kernel(states, cfg, out):
     """out[g, p] = seat p's hand sum in game g (R17)."""
     for g in range(states.shape[0]):
         _hand_sums(states[g], cfg[C_N], out[g])
+
+
+@njit(cache=True)
+def info_kernel(states, cfg, out):
+    """out[g, :, p]: seat p's game total, last round's points, hand sum (R17), rounds finished (info_keys)."""
+    n = cfg[C_N]
+    for g in range(states.shape[0]):
+        s = states[g]
+        _hand_sums(s, n, out[g, 2])
+        for p in range(n):
+            out[g, 0, p] = s.total[p]
+            out[g, 1, p] = s.points[p]
+            out[g, 3, p] = s.round

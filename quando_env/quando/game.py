@@ -29,7 +29,7 @@ class VectorGame(Game):
     seat_info_keys = ("hand_sum",)
     knock_action = KNOCK
     kernels = SimpleNamespace(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
-                              observe=observe_kernel, state=E.state_kernel)
+                              observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
 
@@ -91,8 +91,6 @@ class VectorGame(Game):
         return sample_states(obs, num_samples, config, seed)
 
     # ------------------------------------------------------------------ Quando's own views
-    def _seat_infos(self, idx):
-        return {"hand_sum": self.hand_sums(idx)}
 
     def hands(self, g: int) -> list[list[tuple[int, int]]]:
         """Omniscient: each seat's cards in game g as (front, back), in acquisition order."""
