@@ -1,10 +1,13 @@
 """Engine and AEC speed, each as a ratio against a baseline measured in the same run.
 
-    python benchmarks/bench_engine.py [--seconds 3]
+    python benchmarks/bench_engine.py [--seconds 1] [--repeats 3]
 
-Rows: VectorGame with 4096 games under uniformly random legal play (sampling included) against the
-plain-Python reference of tests/reference.py; the single AEC env under random play against PettingZoo's
-texas_holdem_v4 and leduc_holdem_v4 (needs rlcard and pygame, from the `dev` extra).
+Rows: VectorGame with 4096 games under uniformly random legal play (sampling included) on 1 thread and
+on all of numba's threads, against each other and against the plain-Python reference of
+tests/reference.py; the single AEC env under random play (an observe per step) against PettingZoo's
+texas_holdem_v4 and leduc_holdem_v4 (needs rlcard and pygame, from the `dev` extra). The CPU column
+counts steps per CPU-second of the whole process (all threads), which stays put when other work shares
+the machine.
 """
 import argparse
 import os
@@ -12,6 +15,7 @@ import random
 import sys
 import time
 
+import numba
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
@@ -23,18 +27,20 @@ from quando_env.quando.cards import NUM_ACTIONS  # noqa: E402
 
 
 def timed(step, seconds):
-    """Call step() (which returns how many env steps it made) for about `seconds`; steps per second."""
+    """Call step() (which returns how many env steps it made) for about `seconds`: (steps per second,
+    steps per CPU-second)."""
     step()  # warm-up (numba compilation, first reset)
-    n, t0 = 0, time.perf_counter()
+    n, t0, c0 = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         n += step()
-    return n / (time.perf_counter() - t0)
+    return n / (time.perf_counter() - t0), n / max(time.process_time() - c0, 1e-9)
 
 
-def vector_game(num_games):
+def vector_game(num_games, threads):
     g = VectorGame(num_games, seed=0)
 
     def step():
+        numba.set_num_threads(threads)
         g.step(g.sample_actions())
         return num_games
     return step
@@ -138,9 +144,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats; each row keeps its best")
     args = parser.parse_args()
     # name -> (stepper, baseline name or None)
-    cases = {"reference (plain Python, 1 game)": (reference(), None),
-             "VectorGame, 4096 games, random play": (vector_game(4096), "reference (plain Python, 1 game)"),
-             "VectorGame, 256 games, random play": (vector_game(256), "reference (plain Python, 1 game)")}
+    ref, threads = "reference (plain Python, 1 game)", numba.get_num_threads()
+    one = "VectorGame, 4096 games, 1 thread"
+    cases = {ref: (reference(), None),
+             one: (vector_game(4096, 1), ref),
+             f"VectorGame, 4096 games, {threads} threads": (vector_game(4096, threads), ref),
+             "  the same against 1 thread": (None, one),
+             f"VectorGame, 256 games, {threads} threads": (vector_game(256, threads), ref)}
     try:
         from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
         cases.update({
@@ -163,19 +173,22 @@ def main():
     for r in range(args.repeats):
         for name, (step, _) in cases.items():
             if step is not None:
-                best[name] = max(best.get(name, 0.0), timed(step, args.seconds))
+                best[name] = max(best.get(name, (0.0, 0.0)), timed(step, args.seconds))
         print(f"  repeat {r + 1}/{args.repeats} done", flush=True)
-    best["  the same against leduc_holdem_v4.env()"] = best.get("quando_env.env(), 4 players", 0.0)
-    best["  the same against leduc_holdem_v4.raw_env()"] = best.get("quando_env.raw_env(), 4 players", 0.0)
+    for row, of in (("  the same against 1 thread", f"VectorGame, 4096 games, {threads} threads"),
+                    ("  the same against leduc_holdem_v4.env()", "quando_env.env(), 4 players"),
+                    ("  the same against leduc_holdem_v4.raw_env()", "quando_env.raw_env(), 4 players")):
+        best[row] = best.get(of, (0.0, 0.0))
 
     per_game = E.STATE_DTYPE.itemsize + NUM_ACTIONS + 8 + 4 * 4 + 4
     print()
-    print(f"| {'what':45s} | {'steps/s':>12s} | {'ratio':>8s} |")
-    print(f"|{'-' * 47}|{'-' * 14}|{'-' * 10}|")
+    print(f"| {'what':45s} | {'steps/s':>12s} | {'ratio':>8s} | {'steps/CPU-second':>16s} |")
+    print(f"|{'-' * 47}|{'-' * 14}|{'-' * 10}|{'-' * 18}|")
     for name, (_, base) in cases.items():
-        ratio = f"{best[name] / best[base]:.1f}x" if base in best else ""
-        print(f"| {name:45s} | {best[name]:12,.0f} | {ratio:>8s} |")
-    print(f"\nratios: against the row named in the code (reference; texas_holdem_v4 env/raw_env; leduc_holdem_v4)."
+        ratio = f"{best[name][0] / best[base][0]:.1f}x" if base in best else ""
+        print(f"| {name:45s} | {best[name][0]:12,.0f} | {ratio:>8s} | {best[name][1]:16,.0f} |")
+    print(f"\nratios: against the row named in the code (reference; 1 thread; texas_holdem_v4 env/raw_env; "
+          f"leduc_holdem_v4); numba threads: {threads} (NUMBA_NUM_THREADS)."
           f"\nmemory per game in VectorGame: {per_game} bytes (state record {E.STATE_DTYPE.itemsize} B, "
           f"mask, rewards, flags, action stream)")
 

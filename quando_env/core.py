@@ -18,6 +18,8 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   game whose step raised F_ERROR, or -1),
   `masks(states, cfg, masks)`, `observe(states, players, cfg, out)`, `state(states, cfg, out)`,
   `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
+  `parallel_kernels`: step, play_random and observe again, spread over numba's threads (prange); used for
+  batches of PARALLEL_MIN_GAMES or more. Games are independent, so the results are the same.
   Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
   `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts).
 - hooks: `_start(idx, setup)` (deal new games, forced setup or random),
@@ -32,6 +34,7 @@ stream, see quando_env.rng).
 """
 from dataclasses import fields
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -41,6 +44,7 @@ from . import rng
 F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
 NUM_FLAGS = 4
 
+PARALLEL_MIN_GAMES = 64   # smaller batches run serially: starting threads costs more than it gives
 EPISODES = ("game", "round")
 REWARDS = ("points", "win")
 
@@ -63,6 +67,15 @@ def make_config(config_class, **kwargs):
     if unknown:
         raise ValueError(f"unknown option(s) {unknown}; the options are {sorted(allowed)}")
     return config_class(**kwargs)
+
+
+@njit(cache=True)
+def first_error(flags, games):
+    """The first listed game whose last step raised F_ERROR (a forced reshuffle that does not fit), or -1."""
+    for i in range(games.shape[0]):
+        if flags[games[i], F_ERROR]:
+            return games[i]
+    return -1
 
 
 @njit(cache=True)
@@ -102,6 +115,7 @@ class Game:
     seat_info_keys: tuple = ()
     knock_action = None
     kernels = None
+    parallel_kernels = None
 
     def __init__(self, num_games: int = 1, seed: int | None = None, autoreset: bool = True, **config):
         if not is_int(num_games) or num_games < 1:
@@ -142,6 +156,12 @@ class Game:
     def move_name(self, g: int, a: int) -> str:
         """The name of legal move `a` in game g's current decision (action_name unless the context renames it)."""
         return self.action_name(a)
+
+    def _kernels(self, k: int):
+        """The kernels for a batch of k games: spread over the threads when that pays."""
+        if k >= PARALLEL_MIN_GAMES and numba.get_num_threads() > 1:
+            return self.parallel_kernels
+        return self.kernels
 
     def _start(self, idx: np.ndarray, setup: dict) -> None:
         """Start new games in slots idx (their streams are seeded), with the forced setup if given."""
@@ -266,8 +286,8 @@ class Game:
         check is skipped.
         """
         if checked and games is None:
-            self.check_error(self.kernels.step(self.states, self.all_games, actions, self.cfg, self.rewards,
-                                               self.flags, self.masks))
+            self.check_error(self._kernels(self.num_games).step(self.states, self.all_games, actions, self.cfg,
+                                                                 self.rewards, self.flags, self.masks))
             return self.rewards.copy()
         idx = self.slots(games)
         a = np.asarray(actions)
@@ -280,7 +300,8 @@ class Game:
             raise ValueError(self.illegal_message(int(idx[bad]), int(a[bad])))
         if games is not None:
             self.flags[:] = 0
-        self.check_error(self.kernels.step(self.states, idx, a, self.cfg, self.rewards, self.flags, self.masks))
+        self.check_error(self._kernels(idx.size).step(self.states, idx, a, self.cfg, self.rewards, self.flags,
+                                                      self.masks))
         return self.rewards.copy() if games is None else self.rewards[idx]
 
     @staticmethod
@@ -305,11 +326,12 @@ class Game:
         games: only these slots (one action each); the other games' streams do not move."""
         idx = self.slots(games)
         out = np.empty(idx.size, np.int64)
+        sample = rng.sample_kernel_parallel if self._kernels(idx.size) is self.parallel_kernels else rng.sample_kernel
         if games is None:
-            rng.sample_kernel(self.masks, self.action_streams, out)
+            sample(self.masks, self.action_streams, out)
             return out
         streams = self.action_streams[idx]
-        rng.sample_kernel(self.masks[idx], streams, out)
+        sample(self.masks[idx], streams, out)
         self.action_streams[idx] = streams
         return out
 
@@ -323,8 +345,8 @@ class Game:
         if auto.shape != (self.num_games, self.num_players):
             raise ValueError(f"auto must be a ({self.num_games}, {self.num_players}) bool array, got {auto.shape}")
         self.flags[:] = 0
-        self.check_error(self.kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags,
-                                                  self.masks, self.action_streams))
+        self.check_error(self._kernels(idx.size).play_random(self.states, idx, auto, self.cfg, self.rewards,
+                                                             self.flags, self.masks, self.action_streams))
         return self.rewards[idx]
 
     # ------------------------------------------------------------------ views
@@ -341,7 +363,7 @@ class Game:
             if (p < 0).any() or (p >= self.num_players).any():
                 raise ValueError(f"players must be seats 0..{self.num_players - 1}")
         out = np.empty((b, self.obs_dim), np.float32)
-        self.kernels.observe(states, p, self.cfg, out)
+        self._kernels(b).observe(states, p, self.cfg, out)
         return out
 
     def state(self, games=None) -> np.ndarray:

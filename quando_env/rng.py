@@ -7,7 +7,7 @@ actions, seat draws, agents) has its own salt, 2**40 apart, so the streams of di
 meet for seeds below 2**40. Everything here also runs inside numba kernels.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)   # splitmix64's increment
 
@@ -70,6 +70,12 @@ def sample_legal(mask, state, i):
 def sample_kernel(masks, state, out):
     """out[g] = a uniformly random legal action of masks[g] from stream state[g]."""
     for g in range(masks.shape[0]):
+        out[g] = sample_legal(masks[g], state, g)
+
+
+@njit(cache=True, parallel=True)
+def sample_kernel_parallel(masks, state, out):
+    for g in prange(masks.shape[0]):
         out[g] = sample_legal(masks[g], state, g)
 
 

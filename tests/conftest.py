@@ -1,5 +1,13 @@
 import os
 import sys
 
-# tests/ holds the plain-Python reference implementation, imported by name.
+# tests/ holds the plain-Python reference implementations, imported by name.
 sys.path.insert(0, os.path.dirname(__file__))
+
+# Under pytest-xdist every worker is a process of its own: one thread each (numba, and torch through
+# OpenMP) keeps `pytest -n 2` at two busy cores. Tests that compare thread counts raise it themselves.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import numba
+
+    numba.set_num_threads(1)

@@ -9,10 +9,10 @@ faces its holder (in a hand) or faces up (on a pile); `seen[p, c]` has bit 1<<si
 seen that side (K1-K4). Everything a player observes is derived from `seen` and public positions.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .. import rng
-from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED
+from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error
 from .cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, NUM_CARDS, PAIR_TO_CARD, PASS, SET,
                     TAKE_DOWN, TAKE_UP)
 
@@ -525,6 +525,8 @@ def step_one(s, a, cfg, rew, flg, mask):
     mask_one(s, cfg, mask)
 
 
+# Each batch kernel comes twice: over the listed games in turn, and spread over numba's threads
+# (`_parallel`, for large batches). Games are independent, so both give the same results.
 @njit(cache=True)
 def step_kernel(states, games, actions, cfg, rewards, flags, masks):
     """One decision in each listed game (actions[i] for games[i], already checked legal); the others wait.
@@ -532,37 +534,47 @@ def step_kernel(states, games, actions, cfg, rewards, flags, masks):
     With autoreset, a game whose episode ended starts a new one with the same configured first dealer.
     Returns the first game whose step failed (F_ERROR: a forced reshuffle that does not fit), or -1.
     """
-    err = -1
     for i in range(games.shape[0]):
-        g = games[i]
-        step_one(states[g], actions[i], cfg, rewards[g], flags[g], masks[g])
-        if flags[g, F_ERROR] and err < 0:
-            err = g
-    return err
+        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
+    return first_error(flags, games)
+
+
+@njit(cache=True, parallel=True)
+def step_kernel_parallel(states, games, actions, cfg, rewards, flags, masks):
+    for i in prange(games.shape[0]):
+        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
+    return first_error(flags, games)
+
+
+@njit(cache=True)
+def play_random_one(s, g, auto, cfg, rewards, flags, mask, action_streams):
+    """Game g (record s): random legal actions (rng.sample_legal on its action stream) while the player to
+    move is marked in auto[g] and the episode goes on; rewards[g] sums their rewards, flags[g] ORs flags."""
+    rew = np.zeros(rewards.shape[1], np.float32)
+    flg = np.zeros(flags.shape[1], np.uint8)
+    rewards[g, :] = 0.0
+    flags[g, :] = 0
+    while s.phase != PH_OVER and auto[g, s.cur]:
+        step_one(s, rng.sample_legal(mask, action_streams, g), cfg, rew, flg, mask)
+        rewards[g, :] += rew
+        flags[g, :] |= flg
+        if flg[F_TERMINATED] or flg[F_TRUNCATED]:
+            break
 
 
 @njit(cache=True)
 def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, action_streams):
-    """In each listed game, play random legal actions (rng.sample_legal on the game's action stream) while
-    the player to move is marked in auto[g] and the episode goes on: rewards[g] sums the moves' rewards,
-    flags[g] ORs their flags. Returns the first game whose step failed (F_ERROR), or -1."""
-    err = -1
-    rew = np.zeros(rewards.shape[1], np.float32)
-    flg = np.zeros(flags.shape[1], np.uint8)
+    """play_random_one in each listed game. Returns the first game whose step failed (F_ERROR), or -1."""
     for i in range(games.shape[0]):
-        g = games[i]
-        s = states[g]
-        rewards[g, :] = 0.0
-        flags[g, :] = 0
-        while s.phase != PH_OVER and auto[g, s.cur]:
-            step_one(s, rng.sample_legal(masks[g], action_streams, g), cfg, rew, flg, masks[g])
-            rewards[g, :] += rew
-            flags[g, :] |= flg
-            if flg[F_TERMINATED] or flg[F_TRUNCATED]:
-                break
-        if flags[g, F_ERROR] and err < 0:
-            err = g
-    return err
+        play_random_one(states[games[i]], games[i], auto, cfg, rewards, flags, masks[games[i]], action_streams)
+    return first_error(flags, games)
+
+
+@njit(cache=True, parallel=True)
+def play_random_kernel_parallel(states, games, auto, cfg, rewards, flags, masks, action_streams):
+    for i in prange(games.shape[0]):
+        play_random_one(states[games[i]], games[i], auto, cfg, rewards, flags, masks[games[i]], action_streams)
+    return first_error(flags, games)
 
 
 @njit(cache=True)
@@ -614,10 +626,10 @@ def state_kernel(states, cfg, out):
         o[k + 3] = s.round / 10.0
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def mask_kernel(states, cfg, masks):
     """Recompute every game's legal-action mask (after states were written from outside)."""
-    for g in range(states.shape[0]):
+    for g in prange(states.shape[0]):
         mask_one(states[g], cfg, masks[g])
 
 

@@ -8,7 +8,7 @@ from . import engine as E
 from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, card_pairs,
                     deck_to_cards)
 from .config import Config
-from .observation import obs_dim, observe_kernel
+from .observation import obs_dim, observe_kernel, observe_kernel_parallel
 from .render import render_text
 
 
@@ -30,6 +30,8 @@ class VectorGame(Game):
     knock_action = KNOCK
     kernels = SimpleNamespace(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
                               observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel)
+    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, play_random=E.play_random_kernel_parallel,
+                                       observe=observe_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
 

@@ -5,7 +5,7 @@ Nothing is indexed or ordered by card id: hands are counted by seen values, pile
 and only cards whose both sides the observer has seen appear under their number pair.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS
@@ -152,7 +152,10 @@ def observe_one(s, p, cfg, o):
 def observe_kernel(states, players, cfg, out):
     """Observation of players[i] in game i (players[i] < 0: the player to move; over: seat 0)."""
     for g in range(states.shape[0]):
-        p = players[g]
-        if p < 0:
-            p = max(states[g].cur, 0)
-        observe_one(states[g], p, cfg, out[g])
+        observe_one(states[g], players[g] if players[g] >= 0 else max(states[g].cur, 0), cfg, out[g])
+
+
+@njit(cache=True, parallel=True)
+def observe_kernel_parallel(states, players, cfg, out):
+    for g in prange(states.shape[0]):
+        observe_one(states[g], players[g] if players[g] >= 0 else max(states[g].cur, 0), cfg, out[g])
