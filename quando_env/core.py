@@ -159,7 +159,7 @@ class Game:
 
     def _kernels(self, k: int):
         """The kernels for a batch of k games: spread over the threads when that pays."""
-        if k >= PARALLEL_MIN_GAMES and numba.get_num_threads() > 1:
+        if k >= PARALLEL_MIN_GAMES and self.parallel_kernels is not None and numba.get_num_threads() > 1:
             return self.parallel_kernels
         return self.kernels
 
