@@ -16,7 +16,8 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `step(states, games, actions, cfg, rewards, flags, masks)` and
   `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)` (both return the first
   game whose step raised F_ERROR, or -1),
-  `masks(states, cfg, masks)`, `observe(states, players, cfg, out)`, `state(states, cfg, out)`,
+  `masks(states, cfg, masks)`, `observe(states, players, cfg, out)` (players[i] < 0: the player to move,
+  seat 0 once over), `state(states, cfg, out)`,
   `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
   `parallel_kernels`: step, play_random and observe again, spread over numba's threads (prange); used for
   batches of PARALLEL_MIN_GAMES or more. Games are independent, so the results are the same.
@@ -26,6 +27,9 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `render_text(g, seat)`, `narrator(labels)`, `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
   `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
 - `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
+
+A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
+`VectorGame`; `quando_env.registry.GAMES` maps the game's name to that module.
 
 State records share these fields, which the generic code reads: `cur` (seat to decide, -1 when the
 episode is over), `round` (rounds finished in the episode), `total` and `points` (game totals and the last
