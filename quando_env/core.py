@@ -287,12 +287,12 @@ class Game:
         actions[i] is for games[i], the rewards are (len(games), n) and the other games wait, their flags
         cleared). checked: the caller passes an int64 array of all games' actions that it has checked
         against legal_action_mask itself (the one-game adapters do, to word their own errors), so the
-        check is skipped.
+        check is skipped, and gets the engine's own rewards buffer back (valid until the next step).
         """
         if checked and games is None:
             self.check_error(self._kernels(self.num_games).step(self.states, self.all_games, actions, self.cfg,
                                                                  self.rewards, self.flags, self.masks))
-            return self.rewards.copy()
+            return self.rewards
         idx = self.slots(games)
         a = np.asarray(actions)
         if a.shape != idx.shape or a.dtype.kind not in "iu":

@@ -56,6 +56,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
         self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
+        self._cur = g.states["cur"]          # a view: who decides now
         self.recorder = None
 
     def observation_space(self, agent):
@@ -77,8 +78,10 @@ class GameAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
+        self.infos = {}
+        self._info_rows = [None] * len(self.possible_agents)
         self._update_infos()
-        self.agent_selection = self.possible_agents[int(self.game.states["cur"][0])]
+        self.agent_selection = self.possible_agents[int(self._cur[0])]
         self.recorder = Recorder(self.game, seed=seed)
 
     def step(self, action):
@@ -96,7 +99,8 @@ class GameAECEnv(AECEnv, EzPickle):
         self.recorder.after_step(a)
         self.rewards = dict(zip(self.possible_agents, r))
         self._update_infos()
-        terminated, truncated = g.flags[0, F_TERMINATED], g.flags[0, F_TRUNCATED]
+        flags = g.flags[0].tolist()
+        terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
         if terminated or truncated:
             done = {ag: True for ag in self.agents}
             if terminated:
@@ -105,15 +109,19 @@ class GameAECEnv(AECEnv, EzPickle):
                 self.truncations = done
             self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[int(g.states["cur"][0])]
+            self.agent_selection = self.possible_agents[int(self._cur[0])]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _update_infos(self):
+        """A new info dict for each agent whose values changed (the others keep theirs: none is mutated)."""
         g = self.game
-        seats = zip(*g.info_table(self._info_buf)[0].tolist())     # per seat: its value of each info key
-        self.infos = {ag: dict(zip(g.info_keys, row)) for ag, row in zip(self.possible_agents, seats)}
+        rows = list(zip(*g.info_table(self._info_buf)[0].tolist()))     # per seat: its value of each key
+        for i, row in enumerate(rows):
+            if row != self._info_rows[i]:
+                self.infos[self.possible_agents[i]] = dict(zip(g.info_keys, row))
+        self._info_rows = rows
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):

@@ -24,10 +24,11 @@ class Recorder:
     def after_step(self, action: int) -> None:
         """Note the action just taken, and any reshuffle or new round it caused."""
         game = self.game
-        flags = game.flags[0]
+        flags = game.flags[0].tolist()
         self.record["actions"].append(int(action))
-        if game.reshuffles(0) > self._shuffles:
-            self._shuffles = game.reshuffles(0)
+        shuffles = game.reshuffles(0)
+        if shuffles > self._shuffles:
+            self._shuffles = shuffles
             self.record["reshuffles"].append({"step": len(self.record["actions"]) - 1,
                                               **game.reshuffle_record(0)})
         ended = flags[F_TERMINATED] or flags[F_TRUNCATED]
@@ -63,7 +64,7 @@ def game_class_of(record):
     formats = {cls.record_format: cls for cls in game_classes()}
     if not isinstance(record, dict) or record.get("format") not in formats:
         raise ValueError("not a game record: expected a JSON object with format "
-                         + " or ".join(repr(f) for f in sorted(formats)))
+                         + " or ".join(repr(f) for f in formats))
     return formats[record["format"]]
 
 
