@@ -4,13 +4,15 @@
 
 Every row plays random legal learner actions against "random" opponents (4 players, whole games) and times
 only the environment: the step call and the action-mask query an algorithm like MaskablePPO makes each step.
-The ratio column compares each row with DummyVecEnv over 256 `Quando-v0` envs measured in the same run.
-Steps per CPU-second (this process's CPU time) show what a quiet machine gives when others share the cores.
+The ratio column compares each row with DummyVecEnv over 256 `Quando-v0` envs measured in the same run;
+the batched envs run once on 1 numba thread and once on all of them. Steps per CPU-second (this process's
+CPU time, all threads) show what a quiet machine gives when others share the cores.
 """
 import argparse
 import time
 
 import gymnasium as gym
+import numba
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -83,20 +85,25 @@ def main():
     quando_env.make_vec_env(2, **rules).reset()    # compile the numba kernels before timing anything
 
     rows = []
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
     baseline = time_sb3(DummyVecEnv([lambda: gym.make("Quando-v0", **rules) for _ in range(256)]), args.seconds)
     rows.append(("SB3 DummyVecEnv over Quando-v0 (baseline)", 256, baseline))
-    for n in (256, 1024):
-        rows.append(("quando_env.make_vec_env (SB3 VecEnv)", n,
-                     time_sb3(quando_env.make_vec_env(n, **rules), args.seconds)))
-    rows.append(('gymnasium.make_vec("Quando-v0")', 1024,
-                 time_gym_vector(gym.make_vec("Quando-v0", num_envs=1024, **rules), args.seconds)))
+    for t in sorted({1, threads}):
+        numba.set_num_threads(t)
+        on = f", {t} thread{'s' if t > 1 else ''}"
+        for n in (256, 1024):
+            rows.append(("quando_env.make_vec_env (SB3 VecEnv)" + on, n,
+                         time_sb3(quando_env.make_vec_env(n, **rules), args.seconds)))
+        rows.append(('gymnasium.make_vec("Quando-v0")' + on, 1024,
+                     time_gym_vector(gym.make_vec("Quando-v0", num_envs=1024, **rules), args.seconds)))
 
     print(f"{args.players} players, random opponents, whole games; {args.seconds:g} s per row\n")
-    print(f"| {'environment':44} | {'games':>5} | {'learner steps/s':>15} | {'vs DummyVecEnv':>14} "
+    print(f"| {'environment':54} | {'games':>5} | {'learner steps/s':>15} | {'vs DummyVecEnv':>14} "
           f"| {'steps/CPU-second':>16} |")
-    print(f"|{'-' * 46}|{'-' * 6}:|{'-' * 16}:|{'-' * 15}:|{'-' * 17}:|")
+    print(f"|{'-' * 56}|{'-' * 6}:|{'-' * 16}:|{'-' * 15}:|{'-' * 17}:|")
     for name, n, (rate, cpu_rate) in rows:
-        print(f"| {name:44} | {n:5d} | {rate:15,.0f} | {rate / baseline[0]:13.1f}x | {cpu_rate:16,.0f} |")
+        print(f"| {name:54} | {n:5d} | {rate:15,.0f} | {rate / baseline[0]:13.1f}x | {cpu_rate:16,.0f} |")
 
 
 if __name__ == "__main__":
