@@ -3,6 +3,10 @@
 An agent sees only the observation of the seat it plays and the legal action mask. Subclasses implement
 `act_batch(obs (B, d), masks (B, num_actions)) -> (B,) int64`; `act` accepts either one observation
 (returns an int) or a batch (returns an array).
+
+Agents that draw random numbers (`uses_streams = True`) take `streams`, one quando_env.rng stream per row,
+advanced in place: the evaluation gives every game and seat its own stream derived from the game's seed,
+so a game plays the same whatever batch it is in. Without streams they use their own generator.
 """
 import numpy as np
 
@@ -12,8 +16,9 @@ class Agent:
 
     name = "agent"
     num_actions = None   # the game's action count, where the agent knows it (then masks are checked)
+    uses_streams = False
 
-    def act(self, obs, mask):
+    def act(self, obs, mask, streams=None):
         obs = np.asarray(obs, np.float32)
         mask = np.asarray(mask).astype(bool)
         single = obs.ndim == 1
@@ -27,6 +32,12 @@ class Agent:
             raise ValueError("every action mask needs at least one legal action")
         if obs.shape[0] == 0:
             return np.zeros(0, np.int64)
+        if streams is not None and self.uses_streams:
+            if streams.shape != (obs.shape[0],) or streams.dtype != np.uint64:
+                raise ValueError(f"streams must be {obs.shape[0]} uint64 stream states, got {streams.shape} "
+                                 f"{streams.dtype}")
+            out = np.asarray(self.act_batch(obs, mask, streams=streams), np.int64)
+            return int(out[0]) if single else out
         out = np.asarray(self.act_batch(obs, mask), np.int64)
         return int(out[0]) if single else out
 

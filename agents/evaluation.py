@@ -2,13 +2,15 @@
 
 Seats rotate: in game j the agent listed at position i plays seat (i + j) mod n, so over n consecutive
 games every agent sits in every seat once and no agent keeps the starting advantage. Game j is seeded
-seed + j, so a run is reproducible and independent of the batch size.
+seed + j, and agents that draw random numbers draw them from streams of that game's seed (one per agent
+entry), so a run depends on the seed alone: not on the batch size, nor on how games are split up.
 """
 from dataclasses import dataclass, field
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from quando_env import rng
 from quando_env.registry import game_class
 
 from .base import Agent
@@ -105,6 +107,7 @@ def _play_batch(cls, agents, b, seed, rot, stats, totals_out, bar, config):
     vg = cls(b, seed=seed, autoreset=False, **config)
     rows = np.arange(b)
     entry_of_seat = (np.arange(n)[None, :] - rot[:, None]) % n   # (b, n): entry playing each seat
+    streams = np.stack([rng.streams(seed + np.arange(b), rng.SALT_AGENT + i) for i in range(n)], axis=1)
     knocker = np.full(b, -1, np.int64)
     done = np.zeros(b, bool)
     actions = np.zeros(b, np.int64)
@@ -118,7 +121,9 @@ def _play_batch(cls, agents, b, seed, rot, stats, totals_out, bar, config):
         for i in range(n):
             idx = np.flatnonzero(entry == i)
             if idx.size:
-                actions[idx] = agents[i].act(obs[idx], masks[idx])
+                own = streams[idx, i]
+                actions[idx] = agents[i].act(obs[idx], masks[idx], streams=own)
+                streams[idx, i] = own
         knocked_now = live & (actions == vg.knock_action) if vg.knock_action is not None else live & False
         knocker[knocked_now] = cur[knocked_now]
         vg.step(actions)

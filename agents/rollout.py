@@ -15,6 +15,8 @@ from typing import Callable
 
 import numpy as np
 
+from quando_env import rng
+
 from .base import Agent
 
 
@@ -51,6 +53,7 @@ class RolloutAgent(Agent):
     """
 
     name = "rollout"
+    uses_streams = True
 
     def __init__(self, samples: int = 96, knock_samples: int = 192, max_candidates: int | None = 3,
                  horizon: int | None = None, relative: float = 0.5, z: float = 1.0, game_weight: float = 0.0,
@@ -79,8 +82,10 @@ class RolloutAgent(Agent):
                                                **{**self.config, "num_players": n, "episode": "round"}).config
         return self._cfg[n]
 
-    def act_batch(self, obs, masks):
+    def act_batch(self, obs, masks, streams=None):
         n = self.kit.players_of_obs(obs.shape[1])
+        # One seed of worlds per decision: from the row's stream when given, else the agent's generator.
+        seeds = rng.draw_below(streams, 2**31) if streams is not None else self.rng.integers(2**63, size=len(obs))
         prior, vals = self.kit.prior.action_values(obs, masks)
         out = prior.copy()
         chunk, worlds = [], 0
@@ -90,7 +95,7 @@ class RolloutAgent(Agent):
             if chunk and worlds + k * acts.size > self.max_worlds:
                 self._search(obs, chunk, n, out)
                 chunk, worlds = [], 0
-            chunk.append((i, acts, k, prior[i]))
+            chunk.append((i, acts, k, prior[i], int(seeds[i])))
             worlds += k * acts.size
         if chunk:
             self._search(obs, chunk, n, out)
@@ -110,8 +115,8 @@ class RolloutAgent(Agent):
     def _search(self, obs, chunk, n, out):
         cfg = self._config(n)
         states, first = [], []
-        for i, acts, k, _ in chunk:
-            worlds = self.kit.game_class.sample_states(obs[i], k, cfg, seed=int(self.rng.integers(2**63)))
+        for i, acts, k, _, seed in chunk:
+            worlds = self.kit.game_class.sample_states(obs[i], k, cfg, seed=seed)
             states.append(np.tile(worlds, acts.size))          # candidate-major: copies of the same k worlds
             first.append(np.repeat(acts, k))
         states = np.concatenate(states)
@@ -138,7 +143,7 @@ class RolloutAgent(Agent):
             ends = over & (tot.max(axis=1) >= cfg.target_score)
             score += self.game_weight * (ends & (tot[:, 0] > tot.min(axis=1)))
         start = 0
-        for i, acts, k, h in chunk:
+        for i, acts, k, h, _ in chunk:
             s = score[start:start + acts.size * k].reshape(acts.size, k)
             start += acts.size * k
             out[i] = self._choose(s, acts, h)
