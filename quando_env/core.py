@@ -13,9 +13,9 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `setup_keys` (the forced setup `reset` takes,
   e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`.
 - `kernels`: an object with the numba kernels, all over whole batches:
-  `step(states, games, actions, cfg, rewards, flags, masks)` and
-  `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)` (both return the first
-  game whose step raised F_ERROR, or -1),
+  `step(states, games, actions, cfg, rewards, flags, masks)` (returns the first game whose step raised
+  F_ERROR, or -1), optionally `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)`
+  (the same, fused: without it `play_random` loops over sample_actions and step),
   `masks(states, cfg, masks)`, `observe(states, players, cfg, out)` (players[i] < 0: the player to move,
   seat 0 once over), `state(states, cfg, out)`,
   `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
@@ -349,9 +349,25 @@ class Game:
         if auto.shape != (self.num_games, self.num_players):
             raise ValueError(f"auto must be a ({self.num_games}, {self.num_players}) bool array, got {auto.shape}")
         self.flags[:] = 0
-        self.check_error(self._kernels(idx.size).play_random(self.states, idx, auto, self.cfg, self.rewards,
-                                                             self.flags, self.masks, self.action_streams))
-        return self.rewards[idx]
+        kernels = self._kernels(idx.size)
+        if hasattr(kernels, "play_random"):
+            self.check_error(kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags,
+                                                 self.masks, self.action_streams))
+            return self.rewards[idx]
+        total = np.zeros((idx.size, self.num_players), np.float32)
+        flags = np.zeros((idx.size, NUM_FLAGS), np.uint8)
+        rows = np.arange(idx.size)
+        while True:
+            cur = self.states["cur"][idx]
+            go = (cur >= 0) & auto[idx, np.maximum(cur, 0)] & ~(flags[:, F_TERMINATED] | flags[:, F_TRUNCATED]
+                                                                 ).astype(bool)
+            if not go.any():
+                break
+            total[go] += self.step(self.sample_actions(idx[go]), games=idx[go])
+            flags[rows[go]] |= self.flags[idx[go]]
+        self.flags[idx] = flags
+        self.rewards[idx] = total
+        return total
 
     # ------------------------------------------------------------------ views
     def observe(self, players=None, games=None) -> np.ndarray:

@@ -2,7 +2,9 @@
 import importlib
 
 # name -> the game's module (PettingZoo convention: env(), raw_env, VectorGame, the env card).
-GAMES = {"quando": "quando_env.quando_v0"}
+GAMES = {"quando": "quando_env.quando_v0",
+         "cabo": "quando_env.cabo_v0",
+         }
 
 
 def game_names() -> list[str]:

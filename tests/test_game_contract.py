@@ -227,3 +227,27 @@ def test_play_match_with_random_agents(tiny):
     # truncated after one decision: 0-0, both seats win (ties share)
     res = play_match([RandomAgent(0), RandomAgent(1)], games=10, progress=False, game=tiny, max_steps=1)
     assert [st.wins for st in res.stats] == [10, 10] and [st.truncated for st in res.stats] == [10, 10]
+
+
+def test_play_random_without_a_fused_kernel_plays_the_same_moves():
+    """A game may leave out kernels.play_random: the generic loop over sample_actions and step plays exactly
+    what Quando's fused kernel plays (same streams, rewards summed, flags ORed, stops at an episode end)."""
+    from types import SimpleNamespace
+
+    from quando_env import VectorGame
+
+    class Unfused(VectorGame):
+        kernels = SimpleNamespace(**{k: v for k, v in vars(VectorGame.kernels).items() if k != "play_random"})
+        parallel_kernels = None
+
+    games = [cls(96, seed=4, num_players=3, episode="round") for cls in (VectorGame, Unfused)]
+    auto = np.ones((96, 3), bool)
+    auto[::2, 1] = False
+    for _ in range(30):
+        rewards = [g.play_random(np.arange(0, 96, 3), auto) for g in games]
+        np.testing.assert_array_equal(*rewards)
+        np.testing.assert_array_equal(games[0].flags, games[1].flags)
+        np.testing.assert_array_equal(games[0].states, games[1].states)
+        for g in games:
+            live = np.flatnonzero(g.current_player >= 0)
+            g.step(g.sample_actions(live), games=live)

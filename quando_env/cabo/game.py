@@ -1,0 +1,87 @@
+"""VectorGame: many Cabo games stepped by one call (the game contract of quando_env.core)."""
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..core import Game
+from . import engine as E
+from .cards import ACTION_NAMES, KNOCK, NUM_ACTIONS, NUM_CARDS, check_deck
+from .config import Config
+from .observation import obs_dim, observe_kernel, observe_kernel_parallel
+from .render import render_text
+
+
+class VectorGame(Game):
+    """`num_games` independent Cabo games of one configuration (the options of quando_env.cabo.Config).
+
+    Forced setup (reset's keywords): `deck`, the 52 card ids top first (R4), and `dealer`, the first
+    round's dealer (R24). Cabo has no randomness inside a round (D14): the generic reshuffle hooks raise.
+    """
+
+    name = "cabo"
+    num_actions = NUM_ACTIONS
+    action_names = ACTION_NAMES
+    state_dtype = E.STATE_DTYPE
+    config_class = Config
+    setup_keys = ("deck", "dealer")
+    record_format = "cabo-record/1"
+    seat_info_keys = ("hand_total",)
+    knock_action = KNOCK
+    kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
+                              infos=E.info_kernel)
+    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
+    obs_dim_of = staticmethod(obs_dim)
+    state_dim_of = staticmethod(E.state_dim)
+
+    def _start(self, idx, setup):
+        k = idx.size
+        decks = np.zeros((k, NUM_CARDS), np.int8)
+        use = np.zeros(k, np.int8)
+        if "deck" in setup:
+            decks[:] = check_deck(setup["deck"])
+            use[:] = 1
+        dealer = setup.get("dealer", self.config.first_dealer)
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) \
+                or not 0 <= dealer < self.num_players:
+            raise ValueError(f"dealer={dealer!r} is not allowed: a seat 0..{self.num_players - 1}")
+        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, dealer, np.int8))
+
+    def render_text(self, g=0, seat=None):
+        return render_text(self, g, seat)
+
+    def narrator(self, labels):
+        from .play_text import Narrator
+
+        return Narrator(self, labels)
+
+    # ------------------------------------------------------------------ records
+    def round_setup(self, g):
+        s = self.states[g]
+        return {"dealer": int(s["dealer"]), "deck": [int(c) for c in s["deck"]]}
+
+    def redeal(self, g, deck, dealer=None):
+        s = self.states[g]
+        if dealer is not None and dealer != int(s["dealer"]):
+            raise ValueError(f"the record's dealer is {dealer}, R24 makes it {int(s['dealer'])}")
+        ids = check_deck(deck)
+        E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)
+
+    # ------------------------------------------------------------------ Cabo's own views
+    def hands(self, g: int) -> list[list[int | None]]:
+        """Omniscient: each seat's 8 slots in game g (card id or None)."""
+        s = self.states[g]
+        return [[int(c) if c >= 0 else None for c in s["slot"][p]] for p in range(self.num_players)]
+
+    def piles(self, g: int) -> tuple[list[int], list[int]]:
+        """Omniscient: (stock, discard pile) of game g as card ids, top first."""
+        s = self.states[g]
+        return ([int(c) for c in s["stock"][: s["nstock"]][::-1]], [int(c) for c in s["disc"][: s["ndisc"]][::-1]])
+
+    def seen_cards(self, g: int, seat: int) -> set[int]:
+        """The card ids `seat` has seen this round in game g (K1-K9)."""
+        return {int(c) for c in np.flatnonzero(self.states[g]["seen"][seat])}
+
+    def hand_totals(self, games=None) -> np.ndarray:
+        """(k, n) hand totals per seat (R22)."""
+        return self.info_arrays(games)["hand_total"]
+
