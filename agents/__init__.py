@@ -1,7 +1,7 @@
 """Baseline agents: one interface, `act(obs, mask)` on one observation or a batch, for every game.
 
 Generic agents live here (random, PPO, the rollout search); each game's own players live in its folder
-(agents/quando: greedy, heuristic). `make_agent(name, game=...)` builds any of them by name.
+(agents/quando, agents/cabo: greedy, heuristic). `make_agent(name, game=...)` builds any of them by name.
 """
 from .base import Agent
 from .ppo import PPOAgent
@@ -12,11 +12,15 @@ __all__ = ["Agent", "PPOAgent", "RandomAgent", "RolloutAgent", "game_agents", "m
 
 
 def game_agents(game: str) -> dict:
-    """The game's own agent classes by name (its heuristics)."""
-    if game == "quando":
-        from .quando import AGENTS
-        return AGENTS
-    raise ValueError(f"no agents for game {game!r}")
+    """The game's own agent classes by name (its heuristics), from the package agents/<game>."""
+    from importlib import import_module
+
+    try:
+        return import_module(f"agents.{game}").AGENTS
+    except ModuleNotFoundError as e:
+        if e.name != f"agents.{game}":
+            raise
+        raise ValueError(f"no agents for game {game!r}") from None
 
 
 def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwargs) -> Agent:
