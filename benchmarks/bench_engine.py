@@ -21,9 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
 import quando_env  # noqa: E402
-from quando_env import VectorGame  # noqa: E402
-from quando_env.quando import engine as E  # noqa: E402
-from quando_env.quando.cards import NUM_ACTIONS  # noqa: E402
+from quando_env.registry import game_class, game_module, game_names  # noqa: E402
 
 
 def timed(step, seconds):
@@ -36,8 +34,8 @@ def timed(step, seconds):
     return n / (time.perf_counter() - t0), n / max(time.process_time() - c0, 1e-9)
 
 
-def vector_game(num_games, threads):
-    g = VectorGame(num_games, seed=0)
+def vector_game(cls, num_games, threads):
+    g = cls(num_games, seed=0)
 
     def step():
         numba.set_num_threads(threads)
@@ -46,28 +44,33 @@ def vector_game(num_games, threads):
     return step
 
 
-def reference():
-    from reference import RefRound
-
-    rng = random.Random(0)
-    state = {}
-
-    def new_round():
+def new_reference_round(game, rng):
+    """A plain-Python reference round of `game` (4 players) on a random deck, from tests/."""
+    if game == "quando":
+        from reference import RefRound
         pairs = [[a, b] for a in range(11) for b in range(a + 1, 11)]
         rng.shuffle(pairs)
-        state["r"] = RefRound(4, [p if rng.random() < 0.5 else p[::-1] for p in pairs], 3)
+        return RefRound(4, [p if rng.random() < 0.5 else p[::-1] for p in pairs], 3)
+    if game == "cabo":
+        from cabo_reference import CaboRound
+        return CaboRound(4, rng.sample(range(52), 52), 3)
+    from help_reference import HelpRound, full_deck
+    return HelpRound(4, rng.sample(full_deck(), 105), reshuffle="flip")
 
-    new_round()
+
+def reference(game):
+    """Random legal play in the reference, a new round whenever one ends."""
+    rng = random.Random(0)
+    state = {"r": new_reference_round(game, rng)}
 
     def step():
         r = state["r"]
-        if r.round_over:
-            new_round()
-            r = state["r"]
         try:
             r.step(rng.choice(r.legal_actions()))
-        except Exception:  # noqa: BLE001 - an oya reshuffle cannot happen in kendi; keep the loop simple
-            new_round()
+        except Exception:  # noqa: BLE001 - e.g. Quando's oya reshuffle (not played in kendi): start anew
+            state["r"] = new_reference_round(game, rng)
+        if r.round_over or getattr(r, "truncated", False):
+            state["r"] = new_reference_round(game, rng)
         return 1
     return step
 
@@ -142,15 +145,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=1.0, help="measuring time per row and repeat")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats; each row keeps its best")
+    parser.add_argument("--games", nargs="+", default=game_names(), choices=game_names(),
+                        help="the games whose engines to measure (default: all)")
     args = parser.parse_args()
     # name -> (stepper, baseline name or None)
-    ref, threads = "reference (plain Python, 1 game)", numba.get_num_threads()
-    one = "VectorGame, 4096 games, 1 thread"
-    cases = {ref: (reference(), None),
-             one: (vector_game(4096, 1), ref),
-             f"VectorGame, 4096 games, {threads} threads": (vector_game(4096, threads), ref),
-             "  the same against 1 thread": (None, one),
-             f"VectorGame, 256 games, {threads} threads": (vector_game(256, threads), ref)}
+    threads = numba.get_num_threads()
+    cases, same = {}, []
+    for game in args.games:
+        cls = game_class(game)
+        ref, one, many = (f"{game}: reference (plain Python, 1 game)", f"{game}: VectorGame, 4096 games, 1 thread",
+                          f"{game}: VectorGame, 4096 games, {threads} threads")
+        cases.update({ref: (reference(game), None), one: (vector_game(cls, 4096, 1), ref),
+                      many: (vector_game(cls, 4096, threads), ref), f"{game}:   the same against 1 thread": (None, one),
+                      f"{game}: VectorGame, 256 games, {threads} threads": (vector_game(cls, 256, threads), ref)})
+        same.append((f"{game}:   the same against 1 thread", many))
     try:
         from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
         cases.update({
@@ -166,6 +174,10 @@ def main():
                                                 "texas_holdem_v4.raw_env() (PettingZoo)"),
             "  the same against leduc_holdem_v4.raw_env()": (None, "leduc_holdem_v4.raw_env() (PettingZoo)"),
         })
+        for game in args.games:
+            if game != "quando":
+                cases[f"{game}_v0.raw_env(), 4 players"] = (aec(lambda game=game: game_module(game).raw_env()),
+                                                            "leduc_holdem_v4.raw_env() (PettingZoo)")
     except ImportError as e:
         print(f"(PettingZoo poker baselines unavailable: {e}; install the dev extra)")
         cases["quando_env.env(), 4 players"] = (aec(lambda: quando_env.env(num_players=4)), None)
@@ -175,22 +187,23 @@ def main():
             if step is not None:
                 best[name] = max(best.get(name, (0.0, 0.0)), timed(step, args.seconds))
         print(f"  repeat {r + 1}/{args.repeats} done", flush=True)
-    for row, of in (("  the same against 1 thread", f"VectorGame, 4096 games, {threads} threads"),
-                    ("  the same against leduc_holdem_v4.env()", "quando_env.env(), 4 players"),
+    for row, of in (*same, ("  the same against leduc_holdem_v4.env()", "quando_env.env(), 4 players"),
                     ("  the same against leduc_holdem_v4.raw_env()", "quando_env.raw_env(), 4 players")):
         best[row] = best.get(of, (0.0, 0.0))
 
-    per_game = E.STATE_DTYPE.itemsize + NUM_ACTIONS + 8 + 4 * 4 + 4
     print()
-    print(f"| {'what':45s} | {'steps/s':>12s} | {'ratio':>8s} | {'steps/CPU-second':>16s} |")
-    print(f"|{'-' * 47}|{'-' * 14}|{'-' * 10}|{'-' * 18}|")
+    print(f"| {'what':55s} | {'steps/s':>12s} | {'ratio':>8s} | {'steps/CPU-second':>16s} |")
+    print(f"|{'-' * 57}|{'-' * 14}|{'-' * 10}|{'-' * 18}|")
     for name, (_, base) in cases.items():
         ratio = f"{best[name][0] / best[base][0]:.1f}x" if base in best else ""
-        print(f"| {name:45s} | {best[name][0]:12,.0f} | {ratio:>8s} | {best[name][1]:16,.0f} |")
+        print(f"| {name:55s} | {best[name][0]:12,.0f} | {ratio:>8s} | {best[name][1]:16,.0f} |")
     print(f"\nratios: against the row named in the code (reference; 1 thread; texas_holdem_v4 env/raw_env; "
-          f"leduc_holdem_v4); numba threads: {threads} (NUMBA_NUM_THREADS)."
-          f"\nmemory per game in VectorGame: {per_game} bytes (state record {E.STATE_DTYPE.itemsize} B, "
-          f"mask, rewards, flags, action stream)")
+          f"leduc_holdem_v4); numba threads: {threads} (NUMBA_NUM_THREADS).")
+    for game in args.games:
+        g = game_class(game)(1, seed=0)
+        size = sum(x.nbytes for x in (g.states, g.masks, g.rewards, g.flags, g.action_streams))
+        print(f"memory per game in {game}'s VectorGame (4 players): {size:,} bytes (state record "
+              f"{g.states.nbytes:,} B, mask, rewards, flags, action stream)")
 
 
 if __name__ == "__main__":
