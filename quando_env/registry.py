@@ -4,6 +4,7 @@ import importlib
 # name -> the game's module (PettingZoo convention: env(), raw_env, VectorGame, the env card).
 GAMES = {"quando": "quando_env.quando_v0",
          "cabo": "quando_env.cabo_v0",
+         "help": "quando_env.help_v0",
          }
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from quando_env import rng
-from quando_env.quando.cards import FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, SET, TAKE_DOWN, TAKE_UP
+from quando_env.quando.cards import FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, SET, TAKE_DOWN, TAKE_UP
 
 from ..base import Agent
 from .features import (PH_DRAW, PH_FLIP, PH_KNOCK, S_KNOCKED, S_OPP, hand_sum, hidden_dist, mean_var, own_counts,

@@ -1,0 +1,152 @@
+"""VectorGame: many Help! games stepped by one call (the game contract of quando_env.core)."""
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..core import Game, is_int
+from . import engine as E
+from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
+                    deck_to_kinds, pile_to_kinds)
+from .config import Config
+from .observation import obs_dim, observe_kernel, observe_kernel_parallel
+
+PHASE_NAMES = {E.PH_OPEN: "open", E.PH_PLAY: "play", E.PH_GIVE: "give", E.PH_BACK: "give_back",
+               E.PH_RECV: "play_received", E.PH_OVER: "over"}
+
+
+class VectorGame(Game):
+    """`num_games` independent Help! games of one configuration (the options of quando_env.help.Config).
+
+    Forced setup (reset's keywords): `deck`, 105 card codes top first (R2), and `starter`, the first round's
+    starter (it then calls nothing and takes a normal turn; without it R5 picks the starter, every seat
+    calling).
+    """
+
+    name = "help"
+    num_actions = NUM_ACTIONS
+    action_names = ACTION_NAMES
+    state_dtype = E.STATE_DTYPE
+    config_class = Config
+    setup_keys = ("deck", "starter")
+    record_format = "help-record/1"
+    seat_info_keys = ()
+    knock_action = None
+    kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
+                              infos=E.info_kernel)
+    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
+    obs_dim_of = staticmethod(obs_dim)
+    state_dim_of = staticmethod(E.state_dim)
+
+    def _start(self, idx, setup):
+        k = idx.size
+        decks = np.zeros((k, NUM_CARDS), np.int8)
+        use = np.zeros(k, np.int8)
+        if "deck" in setup:
+            decks[:] = deck_to_kinds(setup["deck"])
+            use[:] = 1
+        starter = setup.get("starter", -1)
+        if "starter" in setup and not (is_int(starter) and 0 <= starter < self.num_players):
+            raise ValueError(f"starter={starter!r} is not allowed: a seat 0..{self.num_players - 1}")
+        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, starter, np.int8))
+
+    def move_name(self, g, a):
+        """The name of legal move a in game g's decision, with what the context adds: the Wild's value, the
+        card a Switch takes, the seat asked."""
+        a = int(a)
+        s = self.states[g]
+        name = self.action_name(a)
+        if WILD <= a < SWITCH:
+            slot = a - WILD
+            w = 1 if slot == 0 else int(s["row_val"][slot - 1]) + 1
+            return f"{name} (value {w})"
+        if SWITCH <= a < ZAP:
+            slot, k = divmod(a - SWITCH, 11)
+            if slot < s["nrow"]:
+                taken = int(s["row_val"][slot])
+                what = f"the Wild ({taken})" if s["row_kind"][slot] == K_WILD else f"the {taken}"
+                return f"Switch: take {what}, put {a_card(k)}"
+        if a == ASK and s["phase"] in (E.PH_OPEN, E.PH_PLAY):
+            n = self.num_players
+            p = int(s["cur"])
+            for i in range(1, n):
+                q = (p - i * int(s["dir"])) % n
+                if s["no"][q] == E.NO_NONE:
+                    return f"ask player_{q} for help"
+            return "ask for help (nobody can help)"
+        return name
+
+    def render_text(self, g=0, seat=None):
+        from .render import render_text
+
+        return render_text(self, g, seat)
+
+    def narrator(self, labels):
+        from .play_text import Narrator
+
+        return Narrator(self, labels)
+
+    def winners(self, games=None):
+        """(k, n) bool: the seats with the highest total (at the target when the game ended by R21)."""
+        tot = self.totals[self.slots(games)]
+        return tot == tot.max(axis=1, keepdims=True)
+
+    # ------------------------------------------------------------------ records
+    def round_setup(self, g):
+        s = self.states[g]
+        return {"deck": codes_of(s["deck"]), "starter": int(s["starter"]) if s["forced_start"] else None}
+
+    def redeal(self, g, deck, starter=None):
+        kinds = deck_to_kinds(deck)
+        E.redeal_kernel(self.states, self.cfg, np.array([g]), kinds[None], self.masks)
+        if starter is not None and starter != int(self.states[g]["starter"]):
+            raise ValueError(f"the record's starter is {starter!r}, R5 makes it {int(self.states[g]['starter'])}")
+
+    def reshuffle_record(self, g):
+        s = self.states[g]
+        return {"pile": codes_of(s["shuffle"][: int(s["nshuf"])])}
+
+    def force_reshuffle(self, g, entry):
+        try:
+            kinds = pile_to_kinds(entry["pile"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"malformed: {e}") from None
+        s = self.states
+        s["shuffle"][g, :] = -1
+        s["shuffle"][g, : kinds.size] = kinds
+        s["forced"][g] = 1
+
+    # ------------------------------------------------------------------ Help!'s own views (omniscient)
+    def hands(self, g: int) -> list[list[str]]:
+        """Each seat's cards in game g as codes, sorted by kind."""
+        s = self.states[g]
+        return [[CODES[k] for k in range(15) for _ in range(int(s["hand"][p, k]))] for p in range(self.num_players)]
+
+    def row(self, g: int) -> list[tuple[str, int]]:
+        """The row of game g as (code, value) pairs, left to right."""
+        s = self.states[g]
+        return [(CODES[int(s["row_kind"][j])], int(s["row_val"][j])) for j in range(int(s["nrow"]))]
+
+    def draw_pile(self, g: int) -> list[str]:
+        """The draw pile of game g, top first."""
+        s = self.states[g]
+        return codes_of(s["draw"][int(s["dpos"]): int(s["dend"])])
+
+    def discard_pile(self, g: int) -> list[str]:
+        """The discard pile of game g, the first-discarded card first."""
+        s = self.states[g]
+        return codes_of(s["disc"][: int(s["ndisc"])])
+
+    def no_cards(self, g: int) -> list:
+        """Per seat: None, "fresh" or "spent" (the No! in front of it, R8)."""
+        return [(None, "fresh", "spent")[int(x)] for x in self.states[g]["no"][: self.num_players]]
+
+    def calls(self, g: int) -> dict:
+        """The public calls of game g's round (R5, D14): {seat: called number}."""
+        c = self.states[g]["calls"]
+        return {p: int(c[p]) for p in range(self.num_players) if c[p] > 0}
+
+    def direction(self, g: int) -> int:
+        return int(self.states[g]["dir"])
+
+    def phase(self, g: int) -> str:
+        return PHASE_NAMES[int(self.states[g]["phase"])]

@@ -1,0 +1,82 @@
+"""Readable text views of a game: one seat's view (only what that seat knows, K1-K3) or an omniscient one."""
+import numpy as np
+
+from . import engine as E
+from .cards import CODES, K_WILD, KIND_NAMES, a_card
+
+_PHASES = {E.PH_OPEN: "open with the called card (R6)", E.PH_PLAY: "play a card, or ask for help if none fits",
+           E.PH_GIVE: "give the asker a card that fits the row (R17)", E.PH_BACK: "give the helper a card back (R18)",
+           E.PH_RECV: "play the card received (R19)", E.PH_OVER: "over"}
+
+
+def hand_text(s, p) -> str:
+    return " ".join(KIND_NAMES[k] for k in range(15) for _ in range(int(s["hand"][p, k])))
+
+
+def row_text(s) -> str:
+    cards = [f"W({int(s['row_val'][j])})" if s["row_kind"][j] == K_WILD else str(int(s["row_val"][j]))
+             for j in range(int(s["nrow"]))]
+    return " ".join(cards) if cards else "empty"
+
+
+def discard_text(s, limit=8) -> str:
+    k = int(s["ndisc"])
+    top = [CODES[int(c)] for c in s["disc"][:k][::-1][:limit]]
+    return f"{k} cards" + (f", from the top: {' '.join(top)}" + (" ..." if k > limit else "") if k else "")
+
+
+def help_text(s, seat) -> str:
+    """The round's latest ask, with the kinds exchanged as far as `seat` knows them (K3)."""
+    p, h = int(s["asker"]), int(s["helper"])
+    if p < 0:
+        return ""
+    if h < 0:
+        return f"player_{p} asked for help: nobody could help"
+    text = f"player_{p} asked player_{h} for help"
+    involved = seat is None or seat in (p, h)
+    played = s["phase"] in (E.PH_OPEN, E.PH_PLAY)
+    if s["given"] >= 0 and (involved or played):
+        text += f", received {a_card(int(s['given']))}"
+    if s["back"] >= 0:
+        text += f", gave back {a_card(int(s['back']))}" if involved else ", gave a card back"
+    return text
+
+
+def render_text(game, g: int = 0, seat: int | None = None) -> str:
+    """The table of game g as seat `seat` knows it (its own hand, the public table, the kinds of its own
+    help exchanges), or everything when seat is None."""
+    s = game.states[g]
+    n = game.num_players
+    d = int(s["dir"])
+    lines = [f"Help!, round {int(s['round']) + 1}, direction {'+1 (increasing seats)' if d == 1 else '-1 (decreasing seats)'}"
+             + (f", view of player_{seat}" if seat is not None else ", omniscient view")]
+    for p in range(n):
+        tags = []
+        if p == s["active"] and s["phase"] != E.PH_OVER:
+            tags.append("turn")
+        if s["no"][p]:
+            tags.append("No! " + ("fresh" if s["no"][p] == E.NO_FRESH else "spent"))
+        if s["calls"][p]:
+            tags.append(f"called {int(s['calls'][p])}")
+        if p == s["starter"]:
+            tags.append("started")
+        cards = f" [{hand_text(s, p)}]" if seat is None or seat == p else ""
+        lines.append(f"  player_{p}{' (you)' if p == seat else ''}: {int(s['hand'][p].sum())} cards{cards} "
+                     f"total {int(s['total'][p])}" + (f" <{', '.join(tags)}>" if tags else ""))
+    lines.append(f"  row: {row_text(s)}")
+    nd = int(s["dend"]) - int(s["dpos"])
+    draw = f"{nd} cards" + (f", from the top: {' '.join(game.draw_pile(g)[:8])}" if seat is None and nd else "")
+    lines.append(f"  draw pile: {draw}")
+    lines.append(f"  discard pile: {discard_text(s)}")
+    helped = help_text(s, seat)
+    if helped:
+        lines.append(f"  {helped}")
+    if s["phase"] == E.PH_OVER:
+        lines.append(f"  episode over; last round's points {[int(x) for x in s['points'][:n]]}")
+    else:
+        who = int(s["cur"])
+        lines.append(f"  player_{who} to decide: {_PHASES[int(s['phase'])]}")
+        if seat is None or seat == who:
+            legal = np.flatnonzero(game.legal_action_mask[g])
+            lines.append("  legal: " + ", ".join(f"{a} {game.move_name(g, a)}" for a in legal))
+    return "\n".join(lines)
