@@ -48,3 +48,21 @@ class Agent:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+
+class ParamAgent(Agent):
+    """An agent tuned by named parameters: `defaults` (name -> value) overridden by keyword; `prm` holds
+    them in order as float64, for numba kernels."""
+
+    defaults: dict = {}
+
+    def __init__(self, num_players: int | None = None, **params):
+        unknown = set(params) - set(self.defaults)
+        if unknown:
+            raise ValueError(f"unknown {self.name} parameter(s) {sorted(unknown)}; they are {sorted(self.defaults)}")
+        self.params = {**self.defaults, **params}
+        self.prm = np.array([self.params[k] for k in self.defaults], np.float64)
+        self.num_players = num_players
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.params})"

@@ -35,20 +35,10 @@ first round.
 Version history:
 - v0: the first release.
 """
-from .adapters.aec import GameAECEnv, wrap
+from .adapters.aec import pettingzoo_pair
 from .cabo.game import VectorGame
 
 __all__ = ["VectorGame", "env", "raw_env"]
 
-
-class raw_env(GameAECEnv):
-    """Cabo for 2-6 players (options: quando_env.cabo.Config's fields plus render_mode)."""
-
-    game_class = VectorGame
-    metadata = {"render_modes": ["ansi", "human"], "name": "cabo_v0", "is_parallelizable": False,
-                "render_fps": 1}
-
-
-def env(**kwargs):
-    """raw_env with PettingZoo's classic wrappers (an illegal move ends the game with -1 for the mover)."""
-    return wrap(raw_env(**kwargs))
+raw_env, env = pettingzoo_pair(
+    VectorGame, __name__, "Cabo for 2-6 players (options: quando_env.cabo.Config's fields plus render_mode).")

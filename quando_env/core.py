@@ -94,6 +94,72 @@ def first_illegal(cur, games, actions, masks):
     return -1
 
 
+@njit(cache=True)
+def step_starts(s, rew, flg):
+    """The start every game's step_one shares: clear the step's rewards and flags, count the decision.
+    False when the episode is already over (the action is then ignored)."""
+    rew[:] = 0.0
+    flg[:] = 0
+    if s.cur < 0:
+        return False
+    s.steps += 1
+    return True
+
+
+@njit(cache=True)
+def step_ends(s, flg, out_of_steps, over_phase, autoreset):
+    """The end every game's step_one shares: truncate when `out_of_steps` (flag F_TRUNCATED, episode over);
+    True when the episode is over and the game must start anew (autoreset)."""
+    if out_of_steps:
+        flg[F_TRUNCATED] = 1
+        s.phase = over_phase
+        s.cur = -1
+    return s.cur < 0 and autoreset == 1
+
+
+class Layout:
+    """An observation's sections, from a game's `layout(num_players)` -> [(name, size, meaning), ...]."""
+
+    def __init__(self, layout):
+        self.layout = layout
+
+    def offsets(self, num_players: int) -> dict[str, tuple[int, int]]:
+        """Section name -> (start, stop) index range."""
+        out, i = {}, 0
+        for name, size, _ in self.layout(num_players):
+            out[name] = (i, i + size)
+            i += size
+        return out
+
+    def size(self, num_players: int) -> int:
+        """Length of the observation vector for this many players."""
+        return sum(size for _, size, _ in self.layout(num_players))
+
+    def starts(self, num_players: int) -> np.ndarray:
+        """Section start indices in layout order (the kernels read them from the config vector)."""
+        return np.array([start for start, _ in self.offsets(num_players).values()], np.int64)
+
+
+class Narrator:
+    """The base of each game's narrator for terminal play (see `Game.narrator`): it holds the line of the
+    turn being told (`pending`, completed by later decisions of the same turn) until `flush`."""
+
+    result = "lowest total"     # what decides the winner, for the game-over line
+
+    def __init__(self, game, labels):
+        self.game = game
+        self.labels = labels
+        self.pending = None     # (seat, text)
+
+    def flush(self) -> list[str]:
+        """The line of the turn being told, if any ("you ..." starts with a capital)."""
+        if not self.pending:
+            return []
+        text = self.pending[1]
+        self.pending = None
+        return [("Y" + text[1:] if text.startswith("you ") else text) + "."]
+
+
 def check_episode_options(cfg) -> None:
     """The options every game shares: episode, reward, max_steps."""
     need(cfg.episode in EPISODES, f"episode={cfg.episode!r}", f"choose one of {EPISODES}")

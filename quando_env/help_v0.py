@@ -32,20 +32,10 @@ Options: `num_players` (4), `hand_size` (4), `row_max` (6), `target` (3), `open_
 Version history:
 - v0: the first release.
 """
-from .adapters.aec import GameAECEnv, wrap
+from .adapters.aec import pettingzoo_pair
 from .help.game import VectorGame
 
 __all__ = ["VectorGame", "env", "raw_env"]
 
-
-class raw_env(GameAECEnv):
-    """Help! for 3-5 players (options: quando_env.help.Config's fields plus render_mode)."""
-
-    game_class = VectorGame
-    metadata = {"render_modes": ["ansi", "human"], "name": "help_v0", "is_parallelizable": False,
-                "render_fps": 1}
-
-
-def env(**kwargs):
-    """raw_env with PettingZoo's classic wrappers (an illegal move ends the game with -1 for the mover)."""
-    return wrap(raw_env(**kwargs))
+raw_env, env = pettingzoo_pair(
+    VectorGame, __name__, "Help! for 3-5 players (options: quando_env.help.Config's fields plus render_mode).")

@@ -29,20 +29,10 @@ Version history:
 - v0: the first release. Since the game interface (quando_env.core), infos carry every key from reset on
   (`round_points` is 0 with `rounds_done` == 0 before the first round ends).
 """
-from .adapters.aec import GameAECEnv, wrap
+from .adapters.aec import pettingzoo_pair
 from .quando.game import VectorGame
 
 __all__ = ["VectorGame", "env", "raw_env"]
 
-
-class raw_env(GameAECEnv):
-    """Quando for 2-6 players (options: quando_env.quando.Config's fields plus render_mode)."""
-
-    game_class = VectorGame
-    metadata = {"render_modes": ["ansi", "human"], "name": "quando_v0", "is_parallelizable": False,
-                "render_fps": 1}
-
-
-def env(**kwargs):
-    """raw_env with PettingZoo's classic wrappers (an illegal move ends the game with -1 for the mover)."""
-    return wrap(raw_env(**kwargs))
+raw_env, env = pettingzoo_pair(
+    VectorGame, __name__, "Quando for 2-6 players (options: quando_env.quando.Config's fields plus render_mode).")

@@ -18,7 +18,7 @@ from quando_env.cabo.engine import PH_DRAW, PH_JACK, PH_KNOCK, PH_PLACE, PH_QUEE
 from quando_env.cabo.observation import (O_DRAWN, O_OCC, O_PHASE, O_SEEN, O_SLOTS, O_TOP, obs_dim,
                                          offset_vector)
 
-from ..base import Agent
+from ..base import ParamAgent
 
 _DIM_TO_PLAYERS = {obs_dim(n): n for n in range(2, 7)}
 _VAL = CARD_VALUES.astype(np.float64)
@@ -184,25 +184,88 @@ def greedy_decide(o, m, off, n, prm):
 
 
 @njit(cache=True)
+def values(o, m, off, n, a, vals):
+    """vals[b]: how the heuristic rates legal action b after choosing a (lower is better), in points of my
+    estimated hand total where it has an estimate: a swap or place into slot i, the drawn card's value minus
+    slot i's estimate (discarding the drawn card 0); a Jack exchange, their card's estimate minus mine; a
+    snap, minus the card's value when it is known to match, the penalty card's mean when it is known not to,
+    the expected change for an unknown card; a pass 0; the Queen, 0 on an unknown card and 1 on a known one.
+    Draws and knocks: 0 for a, 1 for the other. Illegal actions stay as they are (inf)."""
+    ph = _one_hot(o, off[O_PHASE], 7)
+    unknown = _unknown_mean(o, off)
+    est = np.empty(NUM_SLOTS)
+    known = np.empty(NUM_SLOTS, np.int64)
+    _estimates(o, off, 0, unknown, est, known)
+    top = _one_hot(o, off[O_TOP], NUM_CARDS)
+    if ph == PH_PLACE:
+        c = _one_hot(o, off[O_DRAWN], NUM_CARDS)
+        v = _VAL[c] if c >= 0 else unknown
+        for i in range(NUM_SLOTS):
+            if m[PLACE + i]:
+                vals[PLACE + i] = v - est[i]
+        if m[DISCARD_DRAWN]:
+            vals[DISCARD_DRAWN] = 0.0
+    elif ph == PH_QUEEN:
+        for i in range(NUM_SLOTS):
+            if m[QUEEN_LOOK + i]:
+                vals[QUEEN_LOOK + i] = 1.0 if known[i] >= 0 else 0.0
+    elif ph == PH_JACK:
+        theirs = np.empty(NUM_SLOTS)
+        their_known = np.empty(NUM_SLOTS, np.int64)
+        for r in range(1, n):
+            _estimates(o, off, r, unknown, theirs, their_known)
+            for p in range(NUM_SLOTS):
+                for q in range(NUM_SLOTS):
+                    b = JACK_SWAP + 64 * (r - 1) + 8 * p + q
+                    if m[b]:
+                        vals[b] = theirs[q] - est[p]
+    elif ph == PH_SNAP:
+        hits = 0
+        count = 0
+        for c in range(NUM_CARDS):
+            if o[off[O_SEEN] + c] < 0.5:
+                count += 1
+                if top >= 0 and _RANK[c] == _RANK[top]:
+                    hits += 1
+        p_hit = hits / count if count else 0.0
+        for i in range(NUM_SLOTS):
+            if m[SNAP + i]:
+                if known[i] < 0:
+                    vals[SNAP + i] = p_hit * -unknown + (1.0 - p_hit) * unknown
+                elif top >= 0 and _RANK[known[i]] == _RANK[top]:
+                    vals[SNAP + i] = -_VAL[known[i]] - 0.5
+                else:
+                    vals[SNAP + i] = unknown
+        if m[PASS]:
+            vals[PASS] = 0.0
+    else:
+        for b in range(NUM_ACTIONS):
+            if m[b]:
+                vals[b] = 1.0
+    if vals[a] > 0.0 or ph == PH_DRAW or ph == PH_KNOCK:
+        vals[a] = 0.0      # the choice itself: never rated worse than doing nothing
+
+
+@njit(cache=True)
+def values_kernel(obs, masks, off, n, prm, out, vals):
+    for i in range(obs.shape[0]):
+        out[i] = decide(obs[i], masks[i], off, n, prm)
+        values(obs[i], masks[i], off, n, out[i], vals[i])
+
+
+@njit(cache=True)
 def heuristic_kernel(obs, masks, off, n, prm, greedy, out):
     for i in range(obs.shape[0]):
         out[i] = greedy_decide(obs[i], masks[i], off, n, prm) if greedy else decide(obs[i], masks[i], off, n, prm)
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(ParamAgent):
     """The careful human-like Cabo player above; `params` override entries of DEFAULTS. Deterministic."""
 
     name = "heuristic"
     num_actions = NUM_ACTIONS
+    defaults = DEFAULTS
     greedy = False
-
-    def __init__(self, num_players: int | None = None, **params):
-        unknown = set(params) - set(DEFAULTS)
-        if unknown:
-            raise ValueError(f"unknown heuristic parameter(s) {sorted(unknown)}; they are {sorted(DEFAULTS)}")
-        self.params = {**DEFAULTS, **params}
-        self.prm = np.array([self.params[k] for k in DEFAULTS], np.float64)
-        self.num_players = num_players
 
     def act_batch(self, obs, masks):
         n = self.num_players or players_from_obs_dim(obs.shape[1])
@@ -211,8 +274,22 @@ class HeuristicAgent(Agent):
                          offset_vector(n), n, self.prm, self.greedy, out)
         return out
 
-    def __repr__(self):
-        return f"{type(self).__name__}({self.params})"
+    def action_values(self, obs, masks) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, (B, NUM_ACTIONS) ratings of the legal actions, lower is better; inf for the illegal ones):
+        what the rollout search ranks its candidates by (see `values`)."""
+        obs = np.ascontiguousarray(obs, np.float32)
+        masks = np.ascontiguousarray(masks, np.bool_)
+        n = self.num_players or players_from_obs_dim(obs.shape[1])
+        out = np.empty(obs.shape[0], np.int64)
+        vals = np.full((obs.shape[0], NUM_ACTIONS), np.inf)
+        if self.greedy:
+            heuristic_kernel(obs, masks, offset_vector(n), n, self.prm, True, out)
+            vals[masks] = 1.0
+            vals[np.arange(obs.shape[0]), out] = 0.0
+        else:
+            values_kernel(obs, masks, offset_vector(n), n, self.prm, out, vals)
+        return out, vals
+
 
 
 class GreedyAgent(HeuristicAgent):

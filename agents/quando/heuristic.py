@@ -18,7 +18,7 @@ from numba import njit
 from quando_env import rng
 from quando_env.quando.cards import FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, SET, TAKE_DOWN, TAKE_UP
 
-from ..base import Agent
+from ..base import ParamAgent
 from .features import (PH_DRAW, PH_FLIP, PH_KNOCK, S_KNOCKED, S_OPP, hand_sum, hidden_dist, mean_var, own_counts,
                        own_zero_backs, phase_of, players_from_obs_dim, starts_vector, top_card)
 
@@ -283,20 +283,16 @@ def heuristic_kernel(obs, masks, st, n, prm, out, vals):
         out[i] = decide(obs[i], masks[i], st, n, prm, vals[i])
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(ParamAgent):
     """The heuristic player above; `params` override entries of DEFAULTS. Deterministic: the same
     observation always gets the same action (its knock estimate is seeded by the observation)."""
 
     name = "heuristic"
     num_actions = NUM_ACTIONS
+    defaults = DEFAULTS
 
     def __init__(self, num_players: int | None = None, **params):
-        unknown = set(params) - set(DEFAULTS)
-        if unknown:
-            raise ValueError(f"unknown heuristic parameter(s) {sorted(unknown)}; they are {sorted(DEFAULTS)}")
-        self.params = {**DEFAULTS, **params}
-        self.prm = np.array([self.params[k] for k in DEFAULTS], np.float64)
-        self.num_players = num_players
+        super().__init__(num_players, **params)
         self._st = {}
 
     def act_batch(self, obs, masks):
@@ -319,5 +315,3 @@ class HeuristicAgent(Agent):
                          self._st[n], n, self.prm, out, vals)
         return out
 
-    def __repr__(self):
-        return f"HeuristicAgent({self.params})"

@@ -21,6 +21,21 @@ def wrap(raw):
     return wrappers.OrderEnforcingWrapper(e)
 
 
+def pettingzoo_pair(game_class, module: str, doc: str):
+    """`raw_env` (a GameAECEnv class of `game_class`) and `env()` (it, wrapped) for a game's `<name>_v0`
+    module, whose name `module` is (PettingZoo's metadata name is its last part)."""
+    metadata = {"render_modes": ["ansi", "human"], "name": module.rsplit(".", 1)[-1], "is_parallelizable": False,
+                "render_fps": 1}
+    raw = type("raw_env", (GameAECEnv,), {"__doc__": doc, "__module__": module, "game_class": game_class,
+                                           "metadata": metadata})
+
+    def env(**kwargs):
+        """raw_env with PettingZoo's classic wrappers (an illegal move ends the game with -1 for the mover)."""
+        return wrap(raw(**kwargs))
+    env.__module__ = module
+    return raw, env
+
+
 class GameAECEnv(AECEnv, EzPickle):
     """One game as a PettingZoo AEC env. Options: the game's config fields plus render_mode.
 

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED
+from ..core import F_ROUND_OVER, F_TERMINATED, step_ends, step_starts
 from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, MAX_PLAYERS, NO_KNOCK,
                     NUM_CARDS, NUM_SLOTS, PASS, PLACE, QUEEN, QUEEN_LOOK, SNAP, TAKE_DISCARD)
 
@@ -579,19 +579,11 @@ def reset_kernel(states, cfg, games, masks, decks, use_deck, dealers):
 @njit(cache=True)
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps, autoreset, new mask."""
-    rew[:] = 0.0
-    flg[:] = 0
-    if s.phase == PH_OVER:
-        return
-    s.steps += 1
-    _apply(s, a, cfg, rew, flg)
-    if flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS]:
-        flg[F_TRUNCATED] = 1
-        s.phase = PH_OVER
-        s.cur = -1
-    if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
-        start_game(s, cfg, s.deck, False, cfg[C_DEALER])
-    mask_one(s, cfg, mask)
+    if step_starts(s, rew, flg):
+        _apply(s, a, cfg, rew, flg)
+        if step_ends(s, flg, flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
+            start_game(s, cfg, s.deck, False, cfg[C_DEALER])
+        mask_one(s, cfg, mask)
 
 
 @njit(cache=True)

@@ -5,7 +5,7 @@ knock, and a summary at each round's end. Only what seat 0 has seen is shown (K1
 """
 import numpy as np
 
-from ..core import make_config
+from ..core import Narrator as BaseNarrator, make_config
 from . import engine as E
 from .cards import (DISCARD_DRAWN, DRAW_STOCK, KNOCK, NO_KNOCK, NUM_ACTIONS, PASS, PLACE, SNAP,
                     TAKE_DISCARD, card_name, decode_jack, rank, value)
@@ -114,15 +114,11 @@ def round_summary(before, after, n) -> str:
     return "\n".join(lines)
 
 
-class Narrator:
+class Narrator(BaseNarrator):
     """What `python -m quando_env play --game cabo` shows the person at seat 0 of game 0."""
 
     help = HELP
 
-    def __init__(self, game, labels):
-        self.game = game
-        self.labels = labels
-        self.pending = None
 
     def title(self) -> str:
         return "Cabo"
@@ -214,15 +210,7 @@ class Narrator:
         if self.pending is not None and self.pending[0] == p:
             self.pending = (p, self.pending[1] + text)
 
-    def flush(self) -> list[str]:
-        if not self.pending:
-            return []
-        text = self.pending[1]
-        self.pending = None
-        return [("Y" + text[1:] if text.startswith("you ") else text) + "."]
 
-    def result(self) -> str:
-        return "lowest total"
 
 
 __all__ = ["Narrator"]

@@ -230,7 +230,7 @@ class _Session:
             self.out()
             self.out("Game over. Final totals: " + ", ".join(f"{_who(p)} {t}" for p, t in enumerate(totals)))
             self.out(("You win!" if winners == ["you"] else "Winner" + ("s: " if len(winners) > 1 else ": ")
-                      + ", ".join(winners)) + f" ({self.narrator.result()} {best}).")
+                      + ", ".join(winners)) + f" ({self.narrator.result} {best}).")
         return self.finish(complete=True)
 
     def finish(self, complete: bool) -> int:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error
+from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, first_error, step_ends, step_starts
 from .cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, MAX_PLAYERS, NO, NUM_CARDS,
                     NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
 
@@ -590,19 +590,11 @@ def reset_kernel(states, cfg, games, masks, decks, use_deck, starters):
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps decisions of a round (R22),
     autoreset, new mask."""
-    rew[:] = 0.0
-    flg[:] = 0
-    if s.phase == PH_OVER:
-        return
-    s.steps += 1
-    apply_action(s, a, cfg, rew, flg)
-    if flg[F_ROUND_OVER] == 0 and s.steps >= cfg[C_MAX_STEPS]:
-        flg[F_TRUNCATED] = 1
-        s.phase = PH_OVER
-        s.cur = -1
-    if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
-        start_game(s, cfg, s.deck, False, -1)
-    mask_one(s, cfg, mask)
+    if step_starts(s, rew, flg):
+        apply_action(s, a, cfg, rew, flg)
+        if step_ends(s, flg, flg[F_ROUND_OVER] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
+            start_game(s, cfg, s.deck, False, -1)
+        mask_one(s, cfg, mask)
 
 
 @njit(cache=True)

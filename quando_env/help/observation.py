@@ -7,9 +7,9 @@ by kind, No!s in front (spent or not), pile and hand sizes, calls, totals, direc
 and who takes it, who asked whom; and the cards of the latest help the observer gave or received (K3).
 Never read: other hands, the draw pile's order or kinds.
 """
-import numpy as np
 from numba import njit, prange
 
+from ..core import Layout
 from . import engine as E
 from .cards import K_WILD, NUM_KINDS, ROW_CAP
 
@@ -44,23 +44,9 @@ def layout(num_players: int) -> list[tuple[str, int, str]]:
     ]
 
 
-def offsets(num_players: int) -> dict[str, tuple[int, int]]:
-    """Section name -> (start, stop) index range."""
-    out, i = {}, 0
-    for name, size, _ in layout(num_players):
-        out[name] = (i, i + size)
-        i += size
-    return out
-
-
-def obs_dim(num_players: int) -> int:
-    """Length of the observation vector for this many players."""
-    return sum(size for _, size, _ in layout(num_players))
-
-
-def offset_vector(num_players: int) -> np.ndarray:
-    """Section start indices, in layout order (appended to the kernels' config vector at E.CFG_SIZE)."""
-    return np.array([start for start, _ in offsets(num_players).values()], np.int64)
+# offsets(n): section -> (start, stop); obs_dim(n): the vector's length; offset_vector(n): section starts.
+_LAYOUT = Layout(layout)
+offsets, obs_dim, offset_vector = _LAYOUT.offsets, _LAYOUT.size, _LAYOUT.starts
 
 
 (O_PHASE, O_TOMOVE, O_DECIDER, O_ACTIVE, O_DIR, O_OWN, O_HANDS, O_ROW, O_ROWLEN, O_DSIZE, O_DISC, O_XSIZE,

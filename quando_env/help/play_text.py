@@ -3,6 +3,7 @@ used by `python -m quando_env play --game help`. Only what seat 0 knows is shown
 are counts, and the kinds of a help exchange are named only when seat 0 gave or received them (or once the
 received card is played)."""
 
+from ..core import Narrator as BaseNarrator
 from . import engine as E
 from .cards import ASK, GIVE, GIVE_BACK, K_WILD, NO, SWITCH, WILD, ZAP, a_card, action_name
 from .render import discard_text, hand_text, help_text, row_text
@@ -100,14 +101,11 @@ def _helper(s, p, n) -> int:
     return -1
 
 
-class Narrator:
+class Narrator(BaseNarrator):
     """What `python -m quando_env play --game help` shows the person at seat 0 of game 0."""
 
     help = HELP
 
-    def __init__(self, game, labels):
-        self.game = game
-        self.labels = labels
 
     def intro(self) -> list[str]:
         c = self.game.config
@@ -181,8 +179,4 @@ class Narrator:
             lines.append(f"  {_who(q):10} points {int(s['points'][q])}  total {int(s['total'][q])}")
         return "\n".join(lines)
 
-    def flush(self) -> list[str]:
-        return []
-
-    def result(self) -> str:
-        return "highest total"
+    result = "highest total"

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error
+from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error, step_ends, step_starts
 from .cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, NUM_CARDS, PAIR_TO_CARD, PASS, SET,
                     TAKE_DOWN, TAKE_UP)
 
@@ -510,19 +510,11 @@ def reset_kernel(states, cfg, games, masks, decks, deck_ups, use_deck, dealers):
 @njit(cache=True)
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps (D6), autoreset, new mask."""
-    rew[:] = 0.0
-    flg[:] = 0
-    if s.phase == PH_OVER:
-        return
-    s.steps += 1
-    _apply(s, a, cfg, rew, flg)
-    if flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS]:
-        flg[F_TRUNCATED] = 1
-        s.phase = PH_OVER
-        s.cur = -1
-    if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
-        _start_game(s, cfg, s.deck, s.deck_up, False, cfg[C_DEALER])
-    mask_one(s, cfg, mask)
+    if step_starts(s, rew, flg):
+        _apply(s, a, cfg, rew, flg)
+        if step_ends(s, flg, flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
+            _start_game(s, cfg, s.deck, s.deck_up, False, cfg[C_DEALER])
+        mask_one(s, cfg, mask)
 
 
 # Each batch kernel comes twice: over the listed games in turn, and spread over numba's threads

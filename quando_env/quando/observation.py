@@ -7,6 +7,7 @@ and only cards whose both sides the observer has seen appear under their number 
 import numpy as np
 from numba import njit, prange
 
+from ..core import Layout
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS
 
@@ -46,24 +47,9 @@ def layout(num_players: int) -> list[tuple[str, int, str]]:
     ]
 
 
-def offsets(num_players: int) -> dict[str, tuple[int, int]]:
-    """Section name -> (start, stop) index range."""
-    out, i = {}, 0
-    for name, size, _ in layout(num_players):
-        out[name] = (i, i + size)
-        i += size
-    return out
-
-
-def obs_dim(num_players: int) -> int:
-    """Length of the observation vector for this many players."""
-    return sum(size for _, size, _ in layout(num_players))
-
-
-def offset_vector(num_players: int) -> np.ndarray:
-    """Section start indices, in layout order, for the numba encoder (appended to the kernels' config
-    vector at E.CFG_SIZE)."""
-    return np.array([start for start, _ in offsets(num_players).values()], np.int64)
+# offsets(n): section -> (start, stop); obs_dim(n): the vector's length; offset_vector(n): section starts.
+_LAYOUT = Layout(layout)
+offsets, obs_dim, offset_vector = _LAYOUT.offsets, _LAYOUT.size, _LAYOUT.starts
 
 
 # Section index constants into offset_vector (same order as layout()).

@@ -6,7 +6,7 @@ a lone `7` means the viewer has not seen its other side. Only what the viewer ha
 """
 import numpy as np
 
-from ..core import make_config
+from ..core import Narrator as BaseNarrator, make_config
 from . import engine as E
 from .cards import CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PASS, SET, TAKE_DOWN, TAKE_UP, action_name
 from .config import Config
@@ -221,15 +221,11 @@ def round_summary(before, after, n: int) -> str:
 
 
 
-class Narrator:
+class Narrator(BaseNarrator):
     """What `python -m quando_env play` shows the person at seat 0 of game 0 (the contract's narrator)."""
 
     help = HELP
 
-    def __init__(self, game, labels):
-        self.game = game
-        self.labels = labels
-        self.pending = None  # (seat, text) of the turn being told, completed by its draw and knock decision
 
     def intro(self) -> list[str]:
         return [f"Lowest hand sum wins a round; {_target_text(self.game.config)}.",
@@ -293,14 +289,4 @@ class Narrator:
             out += self.flush() + ["", round_summary(before, after, game.num_players)]
         return out
 
-    def flush(self) -> list[str]:
-        """The line of the turn being told, if any."""
-        if not self.pending:
-            return []
-        text = self.pending[1]
-        self.pending = None
-        return [("Y" + text[1:] if text.startswith("you ") else text) + "."]
 
-    def result(self) -> str:
-        """What decides the winner, for the game-over line."""
-        return "lowest total"
