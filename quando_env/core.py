@@ -117,6 +117,18 @@ def step_ends(s, flg, out_of_steps, over_phase, autoreset):
     return s.cur < 0 and autoreset == 1
 
 
+@njit(cache=True)
+def episode_ends(s, flags, rew, n, win_reward, best, over_phase):
+    """The game is over: F_TERMINATED, and with reward="win" +1 for every seat whose total is `best` (the
+    winning total: the lowest or the highest, by the game's rules) and -1 for the others."""
+    flags[F_TERMINATED] = 1
+    if win_reward:
+        for p in range(n):
+            rew[p] += 1.0 if s.total[p] == best else -1.0
+    s.phase = over_phase
+    s.cur = -1
+
+
 class Layout:
     """An observation's sections, from a game's `layout(num_players)` -> [(name, size, meaning), ...]."""
 

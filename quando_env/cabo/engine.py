@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import F_ROUND_OVER, F_TERMINATED, step_ends, step_starts
+from ..core import F_ROUND_OVER, F_TERMINATED, episode_ends, step_ends, step_starts
 from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, MAX_PLAYERS, NO_KNOCK,
                     NUM_CARDS, NUM_SLOTS, PASS, PLACE, QUEEN, QUEEN_LOOK, SNAP, TAKE_DISCARD)
 
@@ -319,15 +319,7 @@ def end_round(s, cfg, rew, flags):
         if s.total[p] > cfg[C_TARGET]:   # R26
             over = True
     if over:
-        flags[F_TERMINATED] = 1
-        if cfg[C_WIN_REWARD] == 1:
-            best = s.total[0]
-            for p in range(1, n):
-                best = min(best, s.total[p])
-            for p in range(n):
-                rew[p] += 1.0 if s.total[p] == best else -1.0
-        s.phase = PH_OVER
-        s.cur = -1
+        episode_ends(s, flags, rew, n, cfg[C_WIN_REWARD] == 1, s.total[:n].min(), PH_OVER)
     else:
         s.dealer = (s.dealer + 1) % n    # R24
         deal(s, cfg, s.deck, False)

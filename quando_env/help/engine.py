@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, first_error, step_ends, step_starts
+from ..core import F_ERROR, F_ROUND_OVER, episode_ends, first_error, step_ends, step_starts
 from .cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, MAX_PLAYERS, NO, NUM_CARDS,
                     NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
 
@@ -471,12 +471,7 @@ def end_round(s, cfg, rew, flags, reason, p, h):
     if best >= cfg[C_TARGET]:
         over = True
     if over:
-        flags[F_TERMINATED] = 1
-        if cfg[C_WIN_REWARD] == 1:
-            for q in range(n):
-                rew[q] += 1.0 if s.total[q] == best else -1.0
-        s.phase = PH_OVER
-        s.cur = -1
+        episode_ends(s, flags, rew, n, cfg[C_WIN_REWARD] == 1, best, PH_OVER)
     else:
         s.dir = -s.dir
         for q in range(n):

@@ -12,7 +12,8 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error, step_ends, step_starts
+from ..core import (F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, episode_ends, first_error, step_ends,
+                    step_starts)
 from .cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, NUM_CARDS, PAIR_TO_CARD, PASS, SET,
                     TAKE_DOWN, TAKE_UP)
 
@@ -336,15 +337,7 @@ def _end_round(s, cfg, rew, flags):
         if s.total[p] > cfg[C_TARGET] or (s.total[p] == cfg[C_TARGET] and cfg[C_OYA] == 0):
             over = True
     if over:
-        flags[F_TERMINATED] = 1
-        if cfg[C_WIN_REWARD] == 1:
-            best = s.total[0]
-            for p in range(1, n):
-                best = min(best, s.total[p])
-            for p in range(n):
-                rew[p] += 1.0 if s.total[p] == best else -1.0
-        s.phase = PH_OVER
-        s.cur = -1
+        episode_ends(s, flags, rew, n, cfg[C_WIN_REWARD] == 1, s.total[:n].min(), PH_OVER)
     else:
         s.dealer = (s.dealer + 1) % n
         _deal(s, cfg, s.deck, s.deck_up, False)
