@@ -1,0 +1,289 @@
+"""Help!'s baseline players, computed from their own observation only (numba, batched).
+
+A failed help ends a Help! round with a point for everyone except the asker and the helper (R20a), so a
+player wants to be neither: to hold cards it can always play or give (specials, high numbers), and to
+leave the next player (who asks it first, R16) a row it can play on.
+
+HeuristicAgent (deterministic) plays like a careful human:
+
+- Play (a normal turn, and the received card of R19): it rates every legal play by what its hand is
+  then worth to keep (a number its value 1..11, a Switch 20, a Wild 21, a Zap 22, a No! 23), less the
+  risk of the row it leaves: the next player holds no play on it with probability about
+  p_no_special * (share of number cards at most the row's last value) ** 4, and then asks it, which costs
+  `exchange` (a good card out, a poor one back) plus `fail` times the chance it holds nothing givable
+  even after its refill. A play that completes the row (R7) or a No! (nobody asks it while the No! lies,
+  D6) carries no such risk. In effect: the smallest number that fits (the smallest gap above the row's
+  last value), keeping high numbers and specials; a special only when no number fits, or when the only
+  fitting numbers would leave a high row it could not help on; a Switch takes the row card worth most to
+  it (a Wild, else the last card, which also lowers the row) for its lowest number that fits; a Wild goes
+  inside the row when a gap allows, so the last value stays; the No! is kept longest. It asks for help
+  only when it must (R9).
+- Helping: it gives the givable kind it values least for its own future: its lowest givable number, then
+  Switch, Wild, Zap, and a No! last (a No! would also let the asker skip, so the next stuck player asks it).
+- Giving back: the kind it values least (its lowest number; a No! is never returned, R18).
+
+GreedyAgent is the simple baseline ("smallest card that fits"): the first legal action in action order,
+that is its smallest number that fits the row (R10), else the first legal Wild slot, Switch, Zap, No!;
+it asks only when it must (asking is legal only then), and gives and gives back its lowest legal kind.
+"""
+import numpy as np
+from numba import njit
+
+from quando_env.help.cards import (ASK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_VALUE,
+                                   NUM_ACTIONS, NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
+from quando_env.help.engine import NUM_PHASES, PH_BACK, PH_GIVE
+from quando_env.help.observation import O_OWN, O_PHASE, O_ROW, O_ROWLEN, obs_dim, offset_vector
+
+from ..base import ParamAgent
+
+_DIM_TO_PLAYERS = {obs_dim(n): n for n in range(3, 6)}
+
+# Parameters, in the order of the kernels' parameter vector.
+DEFAULTS = {
+    # What a special card is worth to keep when playing (numbers are worth their value 1..11).
+    "switch": 20.0,
+    "wild": 21.0,
+    "zap": 22.0,
+    "no": 23.0,
+    # The risk of the row I leave: how likely the next player holds no special card, what being asked
+    # costs me, and what a failed help costs me on top (no point this round).
+    "p_no_special": 0.45,
+    "exchange": 20.0,
+    "fail": 40.0,
+    "hand_size": 4.0,     # the game's hand size (the observation gives my cards per kind / hand size)
+    # What a special card is worth to keep when helping (the least worth is given; numbers: their value).
+    "give_switch": 20.0,
+    "give_wild": 21.0,
+    "give_zap": 22.0,
+    "give_no": 23.0,
+}
+(P_SWITCH, P_WILD, P_ZAP, P_NO, P_NOSPEC, P_EXCHANGE, P_FAIL, P_HAND, P_GIVE_SWITCH, P_GIVE_WILD, P_GIVE_ZAP,
+ P_GIVE_NO) = range(len(DEFAULTS))
+P_GIVE = P_GIVE_SWITCH       # the helper's worths: prm[P_GIVE:] read like the player's prm[P_SWITCH:]
+
+
+def players_from_obs_dim(d: int) -> int:
+    """The number of players whose Help! observation has length d."""
+    if d not in _DIM_TO_PLAYERS:
+        raise ValueError(f"an observation of length {d} belongs to no Help! player count: lengths are "
+                         f"{sorted(_DIM_TO_PLAYERS)} for 3..5 players")
+    return _DIM_TO_PLAYERS[d]
+
+
+@njit(cache=True)
+def _one_hot(o, start, size):
+    """The index set in o[start:start + size], or -1."""
+    for i in range(size):
+        if o[start + i] > 0.5:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _read_row(o, off, vals, wild):
+    """The row's values (vals[j]) and Wild flags (wild[j]) left to right; returns its length."""
+    nrow = 0
+    for j in range(ROW_CAP):
+        v = _one_hot(o, off[O_ROW] + 12 * j, MAX_VALUE)
+        if v < 0:
+            break
+        vals[j] = v + 1
+        wild[j] = o[off[O_ROW] + 12 * j + 11] > 0.5
+        nrow += 1
+    return nrow
+
+
+@njit(cache=True)
+def _kind_worth(k, prm):
+    """What a card of kind k is worth to keep: a number its value, a special its parameter."""
+    if k < K_WILD:
+        return k + 1.0
+    if k == K_WILD:
+        return prm[P_WILD]
+    if k == K_SWITCH:
+        return prm[P_SWITCH]
+    if k == K_ZAP:
+        return prm[P_ZAP]
+    return prm[P_NO]
+
+
+@njit(cache=True)
+def _least_worth(m, base, prm):
+    """The legal action base + k whose kind k is worth least (ties: the lower kind), or -1."""
+    best = -1
+    best_w = 1e18
+    for k in range(NUM_KINDS):
+        if m[base + k]:
+            w = _kind_worth(k, prm)
+            if w < best_w:
+                best_w = w
+                best = base + k
+    return best
+
+
+@njit(cache=True)
+def _first_legal(m):
+    for a in range(NUM_ACTIONS):
+        if m[a]:
+            return a
+    return -1
+
+
+# Number cards of value <= L in the deck (L = 0..11): a random 4-card hand holds only such cards (nothing it
+# could play on a row ending at L) with probability about (_LE[L] / 105) ** 4.
+_LE = np.concatenate((np.zeros(1), np.cumsum(KIND_COUNTS[:MAX_VALUE]))).astype(np.float64)
+
+
+@njit(cache=True)
+def _p_stuck(last, prm):
+    """About how likely the next player has no play on a row ending at `last` (0: an empty row): it holds
+    no special card (probability `p_no_special`) and four numbers all at most `last`."""
+    if last <= 0:
+        return 0.0
+    f = _LE[last] / _LE[MAX_VALUE]
+    return prm[P_NOSPEC] * f * f * f * f
+
+
+@njit(cache=True)
+def _p_cannot_give(cnt, last, held, hand_size):
+    """How likely I hold no card givable on a row ending at `last` after my refill (cnt: my hand before it,
+    `held` cards)."""
+    for k in range(K_WILD, NUM_KINDS):
+        if cnt[k] > 0:
+            return 0.0
+    for v in range(last + 1, MAX_VALUE + 1):
+        if cnt[v - 1] > 0:
+            return 0.0
+    p_draw = 1.0 - _LE[last] / 105.0       # a special or a number above `last`
+    q = 1.0
+    for _ in range(max(0, int(hand_size) - held)):
+        q *= 1.0 - p_draw
+    return q
+
+
+@njit(cache=True)
+def _rate(cnt, last, cleared, protected, held, prm):
+    """How good my position is after a play (higher is better): what my hand is worth to keep, less the
+    risk that the next player cannot play and asks me (an exchange costs me a good card; failing to give
+    ends the round with no point for me)."""
+    worth = 0.0
+    for k in range(NUM_KINDS):
+        worth += cnt[k] * _kind_worth(k, prm)
+    if cleared or protected:
+        return worth
+    ps = _p_stuck(last, prm)
+    return worth - ps * (prm[P_EXCHANGE] + prm[P_FAIL] * _p_cannot_give(cnt, last, held, prm[P_HAND]))
+
+
+@njit(cache=True)
+def _choose_play(o, m, off, prm):
+    """The play of a normal turn or of the received card that leaves me best placed (see `_rate`)."""
+    vals = np.zeros(ROW_CAP, np.int64)
+    wild = np.zeros(ROW_CAP, np.bool_)
+    nrow = _read_row(o, off, vals, wild)
+    row_max = ROW_CAP
+    if nrow > 0 and o[off[O_ROWLEN]] > 0:
+        row_max = int(round(nrow / o[off[O_ROWLEN]]))
+    h = prm[P_HAND]
+    cnt = np.zeros(NUM_KINDS, np.int64)
+    held = 0
+    for k in range(NUM_KINDS):
+        x = o[off[O_OWN] + k]
+        cnt[k] = max(1, int(round(x * h))) if x > 0 else 0
+        held += cnt[k]
+    last = vals[nrow - 1] if nrow > 0 else 0
+    best = -1
+    best_r = -1e18
+    for a in range(ASK):
+        if not m[a]:
+            continue
+        if a < WILD:                                   # a number at the end
+            k = a - PLAY
+            cnt[k] -= 1
+            new_len = nrow + 1
+            new_last = k + 1
+            r = _rate(cnt, new_last, new_len >= row_max, False, held - 1, prm)
+            cnt[k] += 1
+        elif a < SWITCH:                               # a Wild at slot s
+            s = a - WILD
+            cnt[K_WILD] -= 1
+            new_len = nrow + 1
+            new_last = last if s < nrow else last + 1
+            r = _rate(cnt, new_last, new_len >= row_max, False, held - 1, prm)
+            cnt[K_WILD] += 1
+        elif a < ZAP:                                  # Switch: take slot s, put v
+            s, kv = divmod(a - SWITCH, 11)
+            taken = K_WILD if wild[s] else vals[s] - 1
+            cnt[K_SWITCH] -= 1
+            cnt[kv] -= 1
+            cnt[taken] += 1
+            new_last = kv + 1 if s == nrow - 1 else last
+            r = _rate(cnt, new_last, False, False, held - 1, prm)
+            cnt[taken] -= 1
+            cnt[kv] += 1
+            cnt[K_SWITCH] += 1
+        elif a == ZAP:
+            cnt[K_ZAP] -= 1
+            r = _rate(cnt, vals[nrow - 2] if nrow >= 2 else 0, False, False, held - 1, prm)
+            cnt[K_ZAP] += 1
+        else:                                          # No!: I skip, and nobody can ask me meanwhile
+            cnt[K_NO] -= 1
+            r = _rate(cnt, last, False, True, held - 1, prm)
+            cnt[K_NO] += 1
+        if r > best_r:
+            best_r = r
+            best = a
+    if best >= 0:
+        return best
+    if m[ASK]:
+        return ASK
+    return _first_legal(m)
+
+
+@njit(cache=True)
+def decide(o, m, off, n, prm):
+    """The heuristic's action for one observation o with mask m."""
+    ph = _one_hot(o, off[O_PHASE], NUM_PHASES)
+    if ph == PH_GIVE:
+        a = _least_worth(m, GIVE, prm[P_GIVE:])
+    elif ph == PH_BACK:
+        a = _least_worth(m, GIVE_BACK, prm)
+    else:
+        a = _choose_play(o, m, off, prm)
+    return a if a >= 0 else _first_legal(m)
+
+
+@njit(cache=True)
+def greedy_decide(o, m, off, n, prm):
+    """GreedyAgent's action: the first legal action, which is the smallest fitting number when one fits,
+    else the first legal Wild slot, Switch, Zap, No!, ask, give or give back in action order."""
+    return _first_legal(m)
+
+
+@njit(cache=True)
+def heuristic_kernel(obs, masks, off, n, prm, greedy, out):
+    for i in range(obs.shape[0]):
+        out[i] = greedy_decide(obs[i], masks[i], off, n, prm) if greedy else decide(obs[i], masks[i], off, n, prm)
+
+
+class HeuristicAgent(ParamAgent):
+    """The careful human-like Help! player above; `params` override entries of DEFAULTS. Deterministic."""
+
+    name = "heuristic"
+    num_actions = NUM_ACTIONS
+    defaults = DEFAULTS
+    greedy = False
+
+    def act_batch(self, obs, masks):
+        n = self.num_players or players_from_obs_dim(obs.shape[1])
+        out = np.empty(obs.shape[0], np.int64)
+        heuristic_kernel(np.ascontiguousarray(obs, np.float32), np.ascontiguousarray(masks, np.bool_),
+                         offset_vector(n), n, self.prm, self.greedy, out)
+        return out
+
+
+class GreedyAgent(HeuristicAgent):
+    """The "smallest card that fits" Help! baseline above."""
+
+    name = "greedy"
+    greedy = True
