@@ -140,7 +140,8 @@ class RolloutAgent(Agent):
         score = pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)
         if self.game_weight:      # a round that ends the game (R19) with the agent not lowest costs extra
             tot = vg.totals
-            ends = over & (tot.max(axis=1) >= cfg.target_score)
+            target = cfg.target_score if hasattr(cfg, "target_score") else cfg.target
+            ends = over & (tot.max(axis=1) >= target)
             score += self.game_weight * (ends & (tot[:, 0] > tot.min(axis=1)))
         start = 0
         for i, acts, k, h, _ in chunk:

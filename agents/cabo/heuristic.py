@@ -291,7 +291,6 @@ class HeuristicAgent(ParamAgent):
         return out, vals
 
 
-
 class GreedyAgent(HeuristicAgent):
     """The simple Cabo baseline above (stock draws, keeps cards below 5, never snaps)."""
 

@@ -66,6 +66,12 @@ class VectorGame(Game):
         ids = check_deck(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)
 
+    @classmethod
+    def sample_states(cls, obs, num_samples, config, seed=None):
+        from .determinize import sample_states
+
+        return sample_states(obs, num_samples, config, seed)
+
     # ------------------------------------------------------------------ Cabo's own views
     def hands(self, g: int) -> list[list[int | None]]:
         """Omniscient: each seat's 8 slots in game g (card id or None)."""
