@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from agents.quando import search_kit
 from agents.quando.heuristic import HeuristicAgent
 from agents.rollout import RolloutAgent
 from quando_env import VectorGame
@@ -42,7 +43,7 @@ def main():
     for n in (2, 4, 6):
         obs, masks = positions(n, args.positions)
         kw = dict(samples=args.samples, knock_samples=2 * args.samples, seed=0)
-        rows = [("stepped play-outs (baseline)", RolloutAgent(playout=SteppedHeuristic(knock_samples=16), **kw)),
+        rows = [("stepped play-outs (baseline)", RolloutAgent(kit=search_kit(SteppedHeuristic(knock_samples=16)), **kw)),
                 ("fused play-out kernel", RolloutAgent(**kw))]
         base, actions = None, None
         for label, agent in rows:
