@@ -28,6 +28,10 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
 - `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
 
+Shared pieces a game builds with: `step_starts` / `step_ends` / `episode_ends` (numba, the parts of a
+step every game has), `Layout` (an observation's sections from the game's `layout(n)`), `Narrator` (the
+terminal narrator's base), `make_config` / `need` / `check_episode_options` (config validation).
+
 A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
 `VectorGame`; `quando_env.registry.GAMES` maps the game's name to that module.
 
