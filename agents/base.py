@@ -50,6 +50,19 @@ class Agent:
         return f"{type(self).__name__}()"
 
 
+def player_counter(obs_dim, counts):
+    """players_from_obs_dim of one game: the player count whose observation has length d (each count of
+    `counts` has its own length, obs_dim(n))."""
+    table = {obs_dim(n): n for n in counts}
+
+    def players_from_obs_dim(d: int) -> int:
+        if d not in table:
+            raise ValueError(f"an observation of length {d} belongs to no player count: lengths are "
+                             f"{sorted(table)} for {min(counts)}..{max(counts)} players")
+        return table[d]
+    return players_from_obs_dim
+
+
 class ParamAgent(Agent):
     """An agent tuned by named parameters: `defaults` (name -> value) overridden by keyword; `prm` holds
     them in order as float64, for numba kernels."""
@@ -66,3 +79,19 @@ class ParamAgent(Agent):
 
     def __repr__(self):
         return f"{type(self).__name__}({self.params})"
+
+
+class KernelAgent(ParamAgent):
+    """A ParamAgent deciding in one numba kernel over its observations:
+    kernel(obs, masks, section_starts, n, prm, greedy, out), with the game's `players_of(obs_dim)` and
+    `starts_of(n)` (its observation's section starts); `greedy` picks the kernel's simpler player."""
+
+    greedy = False
+    kernel = players_of = starts_of = None
+
+    def act_batch(self, obs, masks):
+        n = self.num_players or self.players_of(obs.shape[1])
+        out = np.empty(obs.shape[0], np.int64)
+        self.kernel(np.ascontiguousarray(obs, np.float32), np.ascontiguousarray(masks, np.bool_),
+                    self.starts_of(n), n, self.prm, self.greedy, out)
+        return out

@@ -18,9 +18,8 @@ from quando_env.cabo.engine import PH_DRAW, PH_JACK, PH_KNOCK, PH_PLACE, PH_QUEE
 from quando_env.cabo.observation import (O_DRAWN, O_OCC, O_PHASE, O_SEEN, O_SLOTS, O_TOP, obs_dim,
                                          offset_vector)
 
-from ..base import ParamAgent
+from ..base import KernelAgent, player_counter
 
-_DIM_TO_PLAYERS = {obs_dim(n): n for n in range(2, 7)}
 _VAL = CARD_VALUES.astype(np.float64)
 _RANK = CARD_RANKS.astype(np.int64)
 
@@ -34,12 +33,7 @@ DEFAULTS = {
 }
 
 
-def players_from_obs_dim(d: int) -> int:
-    """The number of players whose Cabo observation has length d."""
-    if d not in _DIM_TO_PLAYERS:
-        raise ValueError(f"an observation of length {d} belongs to no Cabo player count: lengths are "
-                         f"{sorted(_DIM_TO_PLAYERS)} for 2..6 players")
-    return _DIM_TO_PLAYERS[d]
+players_from_obs_dim = player_counter(obs_dim, range(2, 7))
 
 
 @njit(cache=True)
@@ -259,20 +253,15 @@ def heuristic_kernel(obs, masks, off, n, prm, greedy, out):
         out[i] = greedy_decide(obs[i], masks[i], off, n, prm) if greedy else decide(obs[i], masks[i], off, n, prm)
 
 
-class HeuristicAgent(ParamAgent):
+class HeuristicAgent(KernelAgent):
     """The careful human-like Cabo player above; `params` override entries of DEFAULTS. Deterministic."""
 
     name = "heuristic"
     num_actions = NUM_ACTIONS
     defaults = DEFAULTS
-    greedy = False
-
-    def act_batch(self, obs, masks):
-        n = self.num_players or players_from_obs_dim(obs.shape[1])
-        out = np.empty(obs.shape[0], np.int64)
-        heuristic_kernel(np.ascontiguousarray(obs, np.float32), np.ascontiguousarray(masks, np.bool_),
-                         offset_vector(n), n, self.prm, self.greedy, out)
-        return out
+    kernel = staticmethod(heuristic_kernel)
+    players_of = staticmethod(players_from_obs_dim)
+    starts_of = staticmethod(offset_vector)
 
     def action_values(self, obs, masks) -> tuple[np.ndarray, np.ndarray]:
         """(actions, (B, NUM_ACTIONS) ratings of the legal actions, lower is better; inf for the illegal ones):

@@ -34,9 +34,8 @@ from quando_env.help.cards import (ASK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD,
 from quando_env.help.engine import NUM_PHASES, PH_BACK, PH_GIVE
 from quando_env.help.observation import O_OWN, O_PHASE, O_ROW, O_ROWLEN, obs_dim, offset_vector
 
-from ..base import ParamAgent
+from ..base import KernelAgent, player_counter
 
-_DIM_TO_PLAYERS = {obs_dim(n): n for n in range(3, 6)}
 
 # Parameters, in the order of the kernels' parameter vector.
 DEFAULTS = {
@@ -62,12 +61,7 @@ DEFAULTS = {
 P_GIVE = P_GIVE_SWITCH       # the helper's worths: prm[P_GIVE:] read like the player's prm[P_SWITCH:]
 
 
-def players_from_obs_dim(d: int) -> int:
-    """The number of players whose Help! observation has length d."""
-    if d not in _DIM_TO_PLAYERS:
-        raise ValueError(f"an observation of length {d} belongs to no Help! player count: lengths are "
-                         f"{sorted(_DIM_TO_PLAYERS)} for 3..5 players")
-    return _DIM_TO_PLAYERS[d]
+players_from_obs_dim = player_counter(obs_dim, range(3, 6))
 
 
 @njit(cache=True)
@@ -266,20 +260,16 @@ def heuristic_kernel(obs, masks, off, n, prm, greedy, out):
         out[i] = greedy_decide(obs[i], masks[i], off, n, prm) if greedy else decide(obs[i], masks[i], off, n, prm)
 
 
-class HeuristicAgent(ParamAgent):
+class HeuristicAgent(KernelAgent):
     """The careful human-like Help! player above; `params` override entries of DEFAULTS. Deterministic."""
 
     name = "heuristic"
     num_actions = NUM_ACTIONS
     defaults = DEFAULTS
-    greedy = False
+    kernel = staticmethod(heuristic_kernel)
+    players_of = staticmethod(players_from_obs_dim)
+    starts_of = staticmethod(offset_vector)
 
-    def act_batch(self, obs, masks):
-        n = self.num_players or players_from_obs_dim(obs.shape[1])
-        out = np.empty(obs.shape[0], np.int64)
-        heuristic_kernel(np.ascontiguousarray(obs, np.float32), np.ascontiguousarray(masks, np.bool_),
-                         offset_vector(n), n, self.prm, self.greedy, out)
-        return out
 
 
 class GreedyAgent(HeuristicAgent):

@@ -10,15 +10,9 @@ from numba import njit
 from quando_env.quando.cards import PAIR_TO_CARD
 from quando_env.quando.observation import obs_dim, offsets
 
-_DIM_TO_PLAYERS = {obs_dim(n): n for n in range(2, 7)}
+from ..base import player_counter
 
-
-def players_from_obs_dim(d: int) -> int:
-    """The number of players whose Quando observation has length d (each player count has its own length)."""
-    if d not in _DIM_TO_PLAYERS:
-        raise ValueError(f"an observation of length {d} belongs to no player count: lengths are "
-                         f"{sorted(_DIM_TO_PLAYERS)} for 2..6 players")
-    return _DIM_TO_PLAYERS[d]
+players_from_obs_dim = player_counter(obs_dim, range(2, 7))
 
 
 def section_starts(num_players: int) -> dict[str, int]:
