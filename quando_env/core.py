@@ -326,6 +326,11 @@ class Game:
         self.flags[:] = 0
         self.kernels.masks(self.states, self.cfg, self.masks)
 
+    def checked_seat(self, name: str, seat) -> int:
+        """A seat given in a forced setup (dealer, starter), or ValueError naming the allowed seats."""
+        need(is_int(seat) and 0 <= seat < self.num_players, f"{name}={seat!r}", f"a seat 0..{self.num_players - 1}")
+        return int(seat)
+
     def slots(self, games) -> np.ndarray:
         """The slot indices `games` names (all games for None), checked."""
         if games is None:

@@ -40,10 +40,7 @@ class VectorGame(Game):
         if "deck" in setup:
             decks[:] = check_deck(setup["deck"])
             use[:] = 1
-        dealer = setup.get("dealer", self.config.first_dealer)
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) \
-                or not 0 <= dealer < self.num_players:
-            raise ValueError(f"dealer={dealer!r} is not allowed: a seat 0..{self.num_players - 1}")
+        dealer = self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))
         E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, dealer, np.int8))
 
     def render_text(self, g=0, seat=None):

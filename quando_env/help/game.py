@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..core import Game, is_int
+from ..core import Game
 from . import engine as E
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
                     deck_to_kinds, pile_to_kinds)
@@ -44,9 +44,7 @@ class VectorGame(Game):
         if "deck" in setup:
             decks[:] = deck_to_kinds(setup["deck"])
             use[:] = 1
-        starter = setup.get("starter", -1)
-        if "starter" in setup and not (is_int(starter) and 0 <= starter < self.num_players):
-            raise ValueError(f"starter={starter!r} is not allowed: a seat 0..{self.num_players - 1}")
+        starter = self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1
         E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, starter, np.int8))
 
     def move_name(self, g, a):

@@ -43,9 +43,7 @@ class VectorGame(Game):
         if "deck" in setup:
             decks[:], ups[:] = deck_to_cards(setup["deck"])
             use[:] = 1
-        dealer = setup.get("dealer", self.config.dealer)
-        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < self.num_players:
-            raise ValueError(f"dealer={dealer!r} is not allowed: a seat 0..{self.num_players - 1}")
+        dealer = self.checked_seat("dealer", setup.get("dealer", self.config.dealer))
         E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, ups, use, np.full(k, dealer, np.int8))
 
     def move_name(self, g, a):
