@@ -88,6 +88,21 @@ def _worst(est):
 
 
 @njit(cache=True)
+def _jack_values(o, m, off, n, unknown, est, vals):
+    """vals[b] for each legal Jack exchange b: the estimate of the card I would get minus that of the card
+    I would give (lower is better for me)."""
+    theirs = np.empty(NUM_SLOTS)
+    their_known = np.empty(NUM_SLOTS, np.int64)
+    for r in range(1, n):
+        _estimates(o, off, r, unknown, theirs, their_known)
+        for p in range(NUM_SLOTS):
+            for q in range(NUM_SLOTS):
+                b = JACK_SWAP + 64 * (r - 1) + 8 * p + q
+                if m[b]:
+                    vals[b] = theirs[q] - est[p]
+
+
+@njit(cache=True)
 def decide(o, m, off, n, prm):
     """The heuristic's action for one observation o with mask m."""
     ph = _one_hot(o, off[O_PHASE], 7)
@@ -113,21 +128,12 @@ def decide(o, m, off, n, prm):
         for i in range(NUM_SLOTS):
             if est[i] >= 0 and known[i] < 0 and m[QUEEN_LOOK + i]:
                 return QUEEN_LOOK + i
-    elif ph == PH_JACK:
-        best_a = -1
-        best_gain = -1e9
-        theirs = np.empty(NUM_SLOTS)
-        their_known = np.empty(NUM_SLOTS, np.int64)
-        for r in range(1, n):
-            _estimates(o, off, r, unknown, theirs, their_known)
-            for p in range(NUM_SLOTS):
-                for q in range(NUM_SLOTS):
-                    a = JACK_SWAP + 64 * (r - 1) + 8 * p + q
-                    if m[a] and est[p] - theirs[q] > best_gain:
-                        best_gain = est[p] - theirs[q]
-                        best_a = a
-        if best_a >= 0:
-            return best_a
+    elif ph == PH_JACK:        # the exchange that lowers my estimate most (the first such, in action order)
+        jack = np.full(NUM_ACTIONS, np.inf)
+        _jack_values(o, m, off, n, unknown, est, jack)
+        best = np.argmin(jack)
+        if jack[best] < np.inf:
+            return best
     elif ph == PH_SNAP:
         if top >= 0:
             for i in range(NUM_SLOTS):
@@ -204,15 +210,7 @@ def values(o, m, off, n, a, vals):
             if m[QUEEN_LOOK + i]:
                 vals[QUEEN_LOOK + i] = 1.0 if known[i] >= 0 else 0.0
     elif ph == PH_JACK:
-        theirs = np.empty(NUM_SLOTS)
-        their_known = np.empty(NUM_SLOTS, np.int64)
-        for r in range(1, n):
-            _estimates(o, off, r, unknown, theirs, their_known)
-            for p in range(NUM_SLOTS):
-                for q in range(NUM_SLOTS):
-                    b = JACK_SWAP + 64 * (r - 1) + 8 * p + q
-                    if m[b]:
-                        vals[b] = theirs[q] - est[p]
+        _jack_values(o, m, off, n, unknown, est, vals)
     elif ph == PH_SNAP:
         hits = 0
         count = 0
