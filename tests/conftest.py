@@ -11,3 +11,19 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     import numba
 
     numba.set_num_threads(1)
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """One local Ray (2 CPUs, loopback only) for the whole test session. Tests that use it are marked
+    `@pytest.mark.xdist_group("ray")` so they run in one worker (pyproject's addopts: --dist loadgroup)."""
+    import ray
+
+    from quando_env.integrations import init_ray
+
+    init_ray("local", num_cpus=2)
+    yield ray
+    ray.shutdown()
