@@ -283,6 +283,22 @@ class Game:
         game with `config`, that player as seat 0 (for search agents such as the rollout agent)."""
         raise NotImplementedError(f"{cls.name} has no determinization")
 
+    @classmethod
+    def return_bounds(cls, config) -> tuple[float, float]:
+        """(lowest, highest) return one seat can get in an episode of a game with `config` (what frameworks
+        such as OpenSpiel declare): -1 and +1 with reward="win" (0 when truncated), else `points_bounds`."""
+        return (-1.0, 1.0) if config.reward == "win" else cls.points_bounds(config)
+
+    @classmethod
+    def points_bounds(cls, config) -> tuple[float, float]:
+        """(lowest, highest) episode return with reward="points", from the rules' limits."""
+        raise NotImplementedError(f"{cls.name} does not bound its points")
+
+    @classmethod
+    def max_decisions(cls, config) -> int:
+        """The most decisions one episode can take (max_steps truncates an episode)."""
+        return int(config.max_steps)
+
     def winners(self, games=None) -> np.ndarray:
         """(k, n) bool: the seats that win each listed game by its final totals (lowest total by default)."""
         tot = self.totals[self.slots(games)]

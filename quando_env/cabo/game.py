@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core import Game
 from . import engine as E
-from .cards import ACTION_NAMES, KNOCK, NUM_ACTIONS, NUM_CARDS, check_deck
+from .cards import ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, check_deck
 from .config import Config
 from .observation import obs_dim, observe_kernel, observe_kernel_parallel
 from .render import render_text
@@ -68,6 +68,13 @@ class VectorGame(Game):
         from .determinize import sample_states
 
         return sample_states(obs, num_samples, config, seed)
+
+    @classmethod
+    def points_bounds(cls, config):
+        # minus the final total: at most the target before the last round, which adds at most a doubled
+        # full hand of the highest card (R22, R23, R26)
+        last_round = 2 * NUM_SLOTS * int(CARD_VALUES.max())
+        return -float(last_round + (config.target if config.episode == "game" else 0)), 0.0
 
     # ------------------------------------------------------------------ Cabo's own views
     def hands(self, g: int) -> list[list[int | None]]:

@@ -83,6 +83,18 @@ class VectorGame(Game):
 
         return Narrator(self, labels)
 
+    @classmethod
+    def points_bounds(cls, config):
+        # the final total: a round gives a seat at most 1 point and the game ends at the target (R20, R21)
+        return 0.0, float(config.target if config.episode == "game" else 1)
+
+    @classmethod
+    def max_decisions(cls, config):
+        # max_steps truncates a round (R22); every round gives someone a point, so n * (target - 1) + 1
+        # rounds at most (R20, R21)
+        rounds = config.num_players * (config.target - 1) + 1 if config.episode == "game" else 1
+        return int(config.max_steps) * rounds
+
     def winners(self, games=None):
         """(k, n) bool: the seats with the highest total (at the target when the game ended by R21)."""
         tot = self.totals[self.slots(games)]

@@ -90,6 +90,13 @@ class VectorGame(Game):
 
         return sample_states(obs, num_samples, config, seed)
 
+    @classmethod
+    def points_bounds(cls, config):
+        # minus the final total: below the target before the last round, which adds at most every card's
+        # higher side and the knock penalty (R17, R18, R19)
+        last_round = int(CARD_VALUES.max(axis=1).sum()) + config.knock_penalty
+        return -float(last_round + (config.target_score if config.episode == "game" else 0)), 0.0
+
     # ------------------------------------------------------------------ Quando's own views
 
     def hands(self, g: int) -> list[list[tuple[int, int]]]:

@@ -1,0 +1,321 @@
+"""Every game of quando_env as an OpenSpiel Python game: "python_quando", "python_cabo", "python_help".
+
+Written once over the game contract (quando_env.core.Game): `register()` registers one pyspiel game per name
+of `quando_env.game_names()`, so `pyspiel.load_game("python_cabo", {"players": 3})` works and OpenSpiel's
+algorithms (random_sim_test, its Python ISMCTS bot, ...) play our engines.
+
+Parameters: `players` (the game's default count), the game's options whose values OpenSpiel parameters can
+hold (ints, bools, strings; an int option whose default is None, "the rule's default", takes -1 for None),
+and `seed`.
+
+Chance: ChanceMode.SAMPLED_STOCHASTIC, no chance nodes. Our games shuffle with the engine's own seeded
+stream, kept in each game's state record (the deal, later rounds' deals, in-round reshuffles). Exposing those
+as explicit chance nodes would mean one node per card dealt (a deck of 55 to 105 cards, every round) and a
+second dealing path beside the engine's, which then no longer matches `env.reset(seed=...)`; sampled chance
+keeps one path: `seed` >= 0 deals every initial state exactly as `env.reset(seed=seed)` (so a state can be
+compared with the PettingZoo env move by move), `seed` = -1 (default) deals each new game from fresh
+entropy. The stream lives in the state, so clones and deserialized states continue identically. A search
+over hidden information uses `resample_from_infostate`, our determinization (`VectorGame.sample_states`),
+which also gives each sampled world a fresh stream for its future shuffles.
+
+A state is one game of the game's `VectorGame` (autoreset off) stored as the bytes of its state record, with
+the summed rewards and a seat offset: OpenSpiel player p is engine seat (p - offset) mod n. Sampled worlds
+put the observing player at engine seat 0, so their offset is that player; ordinary states have offset 0.
+The OpenSpiel game keeps one engine and loads a state's record into it when the state is read or stepped;
+everything in a state is immutable (bytes, tuples, ints), so OpenSpiel's clone (a deepcopy of the Python
+attributes) and serialization (a pickle of them) are cheap and exact.
+
+The information state of a player is its observation vector (`information_state_tensor`, shape [obs_dim]):
+what the engine lets a player remember, not the full action history (no perfect recall). Its string form
+(`information_state_string`, `observation_string`) lists the vector's nonzero entries exactly, so ISMCTS
+keys its nodes by what the player knows.
+"""
+import dataclasses
+import typing
+
+import numpy as np
+import pyspiel
+
+from .. import rng
+from ..registry import game_class, game_names
+
+SEED_FRESH = -1         # the `seed` parameter's default: each new game dealt from fresh entropy
+NONE_PARAM = -1         # an int option whose default is None takes -1 for None
+
+
+def short_name(game: str) -> str:
+    """OpenSpiel's name of one of our games: "python_quando"."""
+    return f"python_{game}"
+
+
+def _optional_int(field) -> bool:
+    return field.default is None and int in typing.get_args(field.type)
+
+
+def game_parameters(game: str) -> dict:
+    """The OpenSpiel parameters of a game with their defaults: players, the game's options OpenSpiel can
+    hold, seed."""
+    cls = game_class(game)
+    params = {}
+    for f in dataclasses.fields(cls.config_class):
+        if f.name == "num_players":
+            params["players"] = f.default
+        elif _optional_int(f):
+            params[f.name] = NONE_PARAM
+        elif isinstance(f.default, (bool, int, str)):
+            params[f.name] = f.default
+    params["seed"] = SEED_FRESH
+    return params
+
+
+def game_type(game: str) -> pyspiel.GameType:
+    """The pyspiel.GameType of a game (sequential, sampled chance, imperfect information, rewards per round)."""
+    cls = game_class(game)
+    counts = [k for k in range(1, 11) if _valid_players(cls, k)]
+    return pyspiel.GameType(
+        short_name=short_name(game),
+        long_name=f"Python {game.capitalize()} (quando_env)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        max_num_players=max(counts),
+        min_num_players=min(counts),
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=game_parameters(game),
+    )
+
+
+def _valid_players(cls, k: int) -> bool:
+    """Whether the game's config accepts k players (its validation is the one source of the limits)."""
+    try:
+        cls.config_class(num_players=k)
+    except ValueError:
+        return False
+    return True
+
+
+def register() -> None:
+    """Register "python_<game>" with pyspiel for every game (again: nothing happens)."""
+    registered = set(pyspiel.registered_names())
+    for game in game_names():
+        if short_name(game) not in registered:
+            # pyspiel keeps the factory until after Python shuts down: a class (never freed then, unlike a
+            # closure, whose late release aborts the interpreter at exit)
+            factory = type(f"{game.capitalize()}OpenSpielGame", (OpenSpielGame,), {"game": game,
+                                                                                   "gtype": game_type(game)})
+            pyspiel.register_game(factory.gtype, factory)
+
+
+def ismcts_bot(game: pyspiel.Game, simulations: int, seed: int):
+    """OpenSpiel's Python ISMCTS bot for one of our games, reproducible from `seed`: one random rollout per
+    leaf, its worlds drawn by `resample_from_infostate` with a seeded sampler."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    rs = np.random.RandomState(seed)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=simulations,
+                           random_state=rs)
+    sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+    return bot
+
+
+def load_game(text: str) -> pyspiel.Game:
+    """pyspiel.load_game after `register()`: what unpickling a game calls (in a fresh process too)."""
+    register()
+    return pyspiel.load_game(text)
+
+
+def load_state(game_text: str, serialized: str) -> pyspiel.State:
+    """A state from its game's string and `state.serialize()`: what unpickling a state calls."""
+    return load_game(game_text).deserialize_state(serialized)
+
+
+class OpenSpielGame(pyspiel.Game):
+    """One of our games with one configuration, as a pyspiel game (`register` makes a subclass per game,
+    setting `game` and `gtype`). `engine`: a one-game VectorGame (autoreset off) that states load their
+    record into."""
+
+    game = ""
+    gtype = None
+
+    def __init__(self, params: dict | None = None):
+        game = self.game
+        params = {**game_parameters(game), **(params or {})}     # pyspiel itself refuses unknown names
+        seed = params.pop("seed")
+        if not (isinstance(seed, int) and seed >= SEED_FRESH) or isinstance(seed, bool):
+            raise ValueError(f"seed={seed!r} is not allowed: an integer >= 0, or -1 for fresh entropy per game")
+        options = {"num_players": params.pop("players")}
+        fields = {f.name: f for f in dataclasses.fields(game_class(game).config_class)}
+        for key, value in params.items():
+            options[key] = None if _optional_int(fields[key]) and value == NONE_PARAM else value
+        self.engine = engine = game_class(game)(1, seed=0, autoreset=False, **options)
+        self.seed = seed
+        self.loaded = None      # the record bytes the engine holds now
+        self.initial = None     # the record of the deal `seed` >= 0 gives, once made
+        self.shown = (None, "")  # the last record rendered, and its text (clones share their record)
+        self._raw = engine.states.view(np.uint8)     # the one record's bytes
+        self._seat = np.zeros(1, np.int64)
+        self._obs = np.zeros((1, engine.obs_dim), np.float32)
+        lo, hi = engine.return_bounds(engine.config)
+        info = pyspiel.GameInfo(num_distinct_actions=engine.num_actions, max_chance_outcomes=0,
+                                num_players=engine.num_players, min_utility=lo, max_utility=hi,
+                                utility_sum=None, max_game_length=engine.max_decisions(engine.config))
+        super().__init__(self.gtype, info, {**params, "players": options["num_players"], "seed": seed})
+
+    def __reduce__(self):
+        # pyspiel pickles a game through Game::Serialize, which a sampled-chance Python game cannot give
+        # (it wants the game's RNG state): rebuild it from its name and parameters instead
+        return load_game, (str(self),)
+
+    def new_initial_state(self):
+        """A new game, dealt as `env.reset(seed=seed)` (or from fresh entropy with seed -1) when first read."""
+        return OpenSpielState(self, self.seed if self.seed >= 0 else rng.new_seed())
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """The observer OpenSpiel's information state and observation calls use (the player's own view)."""
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        if iig_obs_type is not None and (not iig_obs_type.public_info or iig_obs_type.private_info
+                                         != pyspiel.PrivateInfoType.SINGLE_PLAYER):
+            raise ValueError(f"only one player's own view is observable (public info and that player's private "
+                             f"info), not {iig_obs_type}")
+        return PlayerObserver(self.engine.obs_dim)
+
+    def deal(self, seed: int) -> bytes:
+        """The record of a new game dealt as `env.reset(seed=seed)` (the game's own seed's deal made once)."""
+        if seed == self.seed and self.initial is not None:
+            return self.initial
+        self.engine.reset(seed=seed)
+        self.loaded = record = self.engine.states.tobytes()
+        if seed == self.seed:
+            self.initial = record
+        return record
+
+    def observe(self, record: bytes, seat: int) -> np.ndarray:
+        """Seat's observation in a state record (a buffer, valid until the next call)."""
+        engine = self.load(record)
+        self._seat[0] = seat
+        engine.kernels.observe(engine.states, self._seat, engine.cfg, self._obs)
+        return self._obs[0]
+
+    def render(self, record: bytes) -> str:
+        """The omniscient table of a state record (the game's render_text)."""
+        if record is not self.shown[0]:
+            self.shown = (record, self.load(record).render_text(0, None))
+        return self.shown[1]
+
+    def load(self, record: bytes):
+        """Put a state's record into the engine (unless it holds it already) and return the engine."""
+        if record is not self.loaded:
+            engine = self.engine
+            self._raw[:] = np.frombuffer(record, np.uint8)    # a byte copy: 5x faster than load_states'
+            engine.kernels.masks(engine.states, engine.cfg, engine.masks)
+            self.loaded = record
+        return self.engine
+
+
+class OpenSpielState(pyspiel.State):
+    """One game: its state record's bytes (dealt on first use from `_deal_seed`), the seat offset, and the
+    summed and last rewards per OpenSpiel player."""
+
+    def __init__(self, game: OpenSpielGame, deal_seed: int):
+        super().__init__(game)
+        n = game.engine.num_players
+        self._deal_seed = deal_seed
+        self._record = None
+        self._offset = 0
+        self._returns = (0.0,) * n
+        self._rewards = (0.0,) * n
+
+    def _engine(self):
+        """The game's engine holding this state."""
+        game = self.get_game()
+        if self._record is None:
+            self._record = game.deal(self._deal_seed)
+        return game.load(self._record)
+
+    def _seat(self, player: int) -> int:
+        return (player - self._offset) % self.get_game().engine.num_players
+
+    def current_player(self):
+        seat = int(self._engine().states["cur"][0])
+        if seat < 0:
+            return pyspiel.PlayerId.TERMINAL
+        return (seat + self._offset) % self.get_game().engine.num_players
+
+    def is_terminal(self):
+        return int(self._engine().states["cur"][0]) < 0
+
+    def _legal_actions(self, player):
+        return np.flatnonzero(self._engine().masks[0]).tolist()
+
+    def _apply_action(self, action):
+        engine = self._engine()
+        step = np.roll(engine.step(np.array([action], np.int64))[0].astype(np.float64), self._offset)
+        self._record = self.get_game().loaded = engine.states.tobytes()
+        self._rewards = tuple(step.tolist())
+        self._returns = tuple((np.array(self._returns) + step).tolist())
+
+    def _action_to_string(self, player, action):
+        engine = self._engine()
+        name = engine.move_name(0, action) if self.current_player() == player else engine.action_name(action)
+        return f"player_{player}: {name}"
+
+    def returns(self):
+        return list(self._returns)
+
+    def rewards(self):
+        return list(self._rewards)
+
+    def observation_vector(self, player: int) -> np.ndarray:
+        """The player's observation (the env's `observe(agent)["observation"]`), float32 [obs_dim]."""
+        self._engine()
+        return self.get_game().observe(self._record, self._seat(player)).copy()
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A world consistent with what `player_id` knows (our determinization), with a fresh stream for its
+        future shuffles; the sampler (OpenSpiel's UniformProbabilitySampler) seeds it."""
+        game = self.get_game()
+        engine = game.engine
+        seed = int(probability_sampler() * 2 ** 53)
+        record = engine.sample_states(self.observation_vector(player_id), 1, engine.config, seed)
+        world = OpenSpielState(game, self._deal_seed)
+        world._record = record.tobytes()
+        world._offset = int(player_id)
+        world._returns = self._returns
+        world._rewards = self._rewards
+        return world
+
+    def __reduce__(self):
+        # as for the game: pyspiel's own pickling wants Game::GetRNGState; the state's serialization is exact
+        return load_state, (str(self.get_game()), self.serialize())
+
+    def __str__(self):
+        self._engine()
+        text = self.get_game().render(self._record)
+        if self._offset:
+            text = f"(a sampled world: player p sits at seat (p - {self._offset}) mod n)\n" + text
+        return text
+
+
+class PlayerObserver:
+    """OpenSpiel's Python observer (open_spiel.python.observation): a player's observation vector as the
+    tensor, and as a string its nonzero entries ("index:value", every float32 told apart)."""
+
+    def __init__(self, obs_dim: int):
+        self.tensor = np.zeros(obs_dim, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor[:] = state.observation_vector(player)
+
+    def string_from(self, state, player):
+        obs = state.observation_vector(player)
+        idx = np.flatnonzero(obs)
+        # 9 significant digits tell every float32 apart
+        return f"p{player} " + " ".join(map("%d:%.9g".__mod__, zip(idx.tolist(), obs[idx].tolist())))
