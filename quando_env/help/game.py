@@ -125,6 +125,12 @@ class VectorGame(Game):
         s["shuffle"][g, : kinds.size] = kinds
         s["forced"][g] = 1
 
+    @classmethod
+    def sample_states(cls, obs, num_samples, config, seed=None):
+        from .determinize import sample_states
+
+        return sample_states(obs, num_samples, config, seed)
+
     # ------------------------------------------------------------------ Help!'s own views (omniscient)
     def hands(self, g: int) -> list[list[str]]:
         """Each seat's cards in game g as codes, sorted by kind."""
