@@ -10,7 +10,7 @@ and `seed`.
 
 Chance: ChanceMode.SAMPLED_STOCHASTIC, no chance nodes. Our games shuffle with the engine's own seeded
 stream, kept in each game's state record (the deal, later rounds' deals, in-round reshuffles). Exposing those
-as explicit chance nodes would mean one node per card dealt (a deck of 55 to 105 cards, every round) and a
+as explicit chance nodes would mean one node per card dealt (decks of 52 to 105 cards, every round) and a
 second dealing path beside the engine's, which then no longer matches `env.reset(seed=...)`; sampled chance
 keeps one path: `seed` >= 0 deals every initial state exactly as `env.reset(seed=seed)` (so a state can be
 compared with the PettingZoo env move by move), `seed` = -1 (default) deals each new game from fresh
@@ -23,7 +23,9 @@ the summed rewards and a seat offset: OpenSpiel player p is engine seat (p - off
 put the observing player at engine seat 0, so their offset is that player; ordinary states have offset 0.
 The OpenSpiel game keeps one engine and loads a state's record into it when the state is read or stepped;
 everything in a state is immutable (bytes, tuples, ints), so OpenSpiel's clone (a deepcopy of the Python
-attributes) and serialization (a pickle of them) are cheap and exact.
+attributes) and serialization (a pickle of them) are cheap and exact. pyspiel's own pickling of games and
+states (and `random_sim_test(serialize=True)`) wants the game's RNG state (Game::GetRNGState), which a
+sampled-chance Python game cannot give; our games and states pickle through their name and `serialize()`.
 
 The information state of a player is its observation vector (`information_state_tensor`, shape [obs_dim]):
 what the engine lets a player remember, not the full action history (no perfect recall). Its string form
