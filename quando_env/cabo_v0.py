@@ -29,7 +29,7 @@ finished round, R23, 0 until `rounds_done` > 0) and `rounds_done`.
 Options: `num_players` (4), `hand_size` (4), `peek` (2), `knocker_final_turn` (True), `tie_doubles`
 (False), `turn_limit` (200; 0 = none), `target` (100), `dealer` (first dealer, seat n-1), `episode`
 ("game" | "round"), `reward` ("points" | "win"), `max_steps` (10000, truncation), `render_mode`
-("ansi", "human"). `reset(seed=, options={"deck": 52 card ids top first, "dealer": seat})` fixes the
+("ansi", "human", "rgb_array"). `reset(seed=, options={"deck": 52 card ids top first, "dealer": seat})` fixes the
 first round.
 
 Version history:

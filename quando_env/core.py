@@ -24,7 +24,8 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
   `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts).
 - hooks: `_start(idx, setup)` (deal new games, forced setup or random),
-  `render_text(g, seat)`, `narrator(labels)`, `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
+  `render_text(g, seat)`, `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw),
+  `narrator(labels)`, `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
   `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
 - `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
 
@@ -256,6 +257,11 @@ class Game:
     def render_text(self, g: int = 0, seat: int | None = None) -> str:
         """Game g's table as `seat` sees it (only what it has seen), or everything when seat is None."""
         raise NotImplementedError
+
+    def table_view(self, g: int = 0, seat: int | None = None):
+        """Game g's table as `seat` sees it, as a `quando_env.tableview.TableView` (what render_mode="rgb_array"
+        and "human" draw, with quando_env.picture), or everything when seat is None."""
+        raise NotImplementedError(f"{self.name} has no table view")
 
     def narrator(self, labels: list):
         """The terminal front end's story teller for seat 0 of game 0 (see quando_env.cli.play)."""

@@ -26,8 +26,8 @@ truncates the game (`truncations`, no reward). `infos[agent]` always holds `scor
 
 Options: `num_players` (4), `hand_size` (4), `row_max` (6), `target` (3), `open_lowest` (True),
 `reshuffle` ("shuffle" | "flip"), `episode` ("game" | "round"), `reward` ("points" | "win"), `max_steps`
-(1000 per round), `render_mode` ("ansi", "human"). `reset(seed=, options={"deck": 105 card codes top first,
-"starter": seat})` fixes the first round.
+(1000 per round), `render_mode` ("ansi", "human", "rgb_array"). `reset(seed=, options={"deck": 105 card
+codes top first, "starter": seat})` fixes the first round.
 
 Version history:
 - v0: the first release.

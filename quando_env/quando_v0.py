@@ -22,8 +22,8 @@ last finished round, 0 until `rounds_done` > 0) and `rounds_done`.
 
 Options: `num_players` (4), `edition` ("kendi" | "oya"), `episode` ("game" | "round"), `hand_size`,
 `target_score` (50), `knock_penalty` (5), `knock_min_turns` (2), `first_dealer` (seat n-1), `max_steps`
-(10000, truncation), `reward`, `render_mode` ("ansi", "human"). `reset(seed=, options={"deck": 55
-[up, down] pairs top first, "dealer": seat})` fixes the first round.
+(10000, truncation), `reward`, `render_mode` ("ansi", "human", "rgb_array"). `reset(seed=, options={"deck":
+55 [up, down] pairs top first, "dealer": seat})` fixes the first round.
 
 Version history:
 - v0: the first release. Since the game interface (quando_env.core), infos carry every key from reset on

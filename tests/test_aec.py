@@ -355,7 +355,7 @@ def test_stepping_after_the_end(caplog):
     ("knock_min_turns", -1, "an integer >= 0"), ("knock_min_turns", "2", "an integer >= 0"),
     ("first_dealer", 4, r"a seat 0\.\.3"), ("first_dealer", -1, r"a seat 0\.\.3"),
     ("max_steps", 0, "an integer >= 1"), ("max_steps", None, "an integer >= 1"),
-    ("render_mode", "rgb_array", r"choose one of \['ansi', 'human'\] or None"),
+    ("render_mode", "rgb", r"choose one of \['ansi', 'human', 'rgb_array'\] or None"),
 ])
 def test_bad_option_values_raise_saying_what_is_allowed(option, value, allowed):
     kwargs = {"num_players": 4, option: value}

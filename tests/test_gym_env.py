@@ -283,7 +283,7 @@ def test_set_opponents_applies_from_the_next_episode():
                                           ({"opponents": "greedy"}, "not known"), ({"opponents": []}, "at least one"),
                                           ({"opponents": 3}, "act"), ({"illegal_action": "ignore"}, "illegal_action"),
                                           ({"num_players": 7}, "2 to 6"),
-                                          ({"render_mode": "rgb_array"}, "render_mode")])
+                                          ({"render_mode": "rgb"}, "render_mode")])
 def test_bad_options_are_rejected_with_a_clear_message(kwargs, match):
     with pytest.raises(ValueError, match=match):
         QuandoEnv(**kwargs)

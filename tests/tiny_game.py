@@ -14,6 +14,7 @@ from quando_env import rng
 from quando_env.adapters.aec import GameAECEnv, wrap
 from quando_env.core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, check_episode_options, first_error, \
     is_int, need
+from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 
 KEEP, SWAP = 0, 1
 NUM_CARDS = 10
@@ -231,6 +232,13 @@ class TinyGame(Game):
             lines.append(f"player_{p}: card {card}, total {int(s['total'][p])}" + " (swapped)" * int(s["swapped"][p])
                          + " <- to move" * (int(s["cur"]) == p))
         return "\n".join(lines)
+
+    def table_view(self, g=0, seat=None):
+        s = self.states[g]
+        cards = [Card((str(int(s["card"][p])),)) if seat in (None, p) else FACE_DOWN for p in range(2)]
+        seats = tuple(Zone(seat_label(p, seat), (cards[p],), note=f"total {int(s['total'][p])}"
+                           + " · swapped" * int(s["swapped"][p]), to_move=int(s["cur"]) == p) for p in range(2))
+        return TableView(title_of(f"Tiny, round {int(s['round']) + 1}", seat), seats, (), "keep or swap")
 
     def round_setup(self, g):
         return {"deck": [int(x) for x in self.states[g]["deck"]]}

@@ -9,6 +9,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .. import picture
 from ..core import F_TERMINATED, F_TRUNCATED
 from .record import Recorder
 
@@ -24,8 +25,8 @@ def wrap(raw):
 def pettingzoo_pair(game_class, module: str, doc: str):
     """`raw_env` (a GameAECEnv class of `game_class`) and `env()` (it, wrapped) for a game's `<name>_v0`
     module, whose name `module` is (PettingZoo's metadata name is its last part)."""
-    metadata = {"render_modes": ["ansi", "human"], "name": module.rsplit(".", 1)[-1], "is_parallelizable": False,
-                "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": module.rsplit(".", 1)[-1],
+                "is_parallelizable": False, "render_fps": 2}
     raw = type("raw_env", (GameAECEnv,), {"__doc__": doc, "__module__": module, "game_class": game_class,
                                            "metadata": metadata})
 
@@ -45,7 +46,8 @@ class GameAECEnv(AECEnv, EzPickle):
     """
 
     game_class = None
-    metadata = {"render_modes": ["ansi", "human"], "name": "game_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "game_v0", "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, **config):
         EzPickle.__init__(self, render_mode=render_mode, **config)
@@ -54,7 +56,8 @@ class GameAECEnv(AECEnv, EzPickle):
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
                              f"{self.metadata['render_modes']} or None")
         self.render_mode = render_mode
-        self.game = g = self.game_class(1, seed=0, autoreset=False, **config)
+        self.game = g = self.game_class(1, seed=None, autoreset=False, **config)   # fresh entropy
+        self.renderer = picture.Renderer(render_mode, self.metadata["name"], self.metadata["render_fps"])
         self.config = g.config
         n = g.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -82,11 +85,15 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ episode
     def reset(self, seed=None, options=None):
-        """A new game; options may fix the first round (the game's setup keys, e.g. deck and dealer)."""
+        """A new game; options may fix the first round (the game's setup keys, e.g. deck and dealer). Without a
+        seed the game goes on with the random stream the last seed started (fresh entropy if never seeded), as
+        Gymnasium's and PettingZoo's classic envs do: libraries that seed once and then reset unseeded (Tianshou,
+        TorchRL) replay the same games from the same seed."""
         options = options or {}
         setup = {k: options[k] for k in self.game.setup_keys if k in options}
-        self.game.reset(seed=seed)
-        if setup:
+        if seed is not None:
+            self.game.reset(seed=seed)
+        if seed is None or setup:
             self.game.reset(games=[0], **setup)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -153,8 +160,9 @@ class GameAECEnv(AECEnv, EzPickle):
         return self.game.state()[0]
 
     def render(self, seat: int | None = None):
-        """The table as one seat sees it (default: the player to move; only what that seat has seen).
-        render_omniscient() is the debugging view with everything shown."""
+        """The table as one seat sees it (default: the player to move; only what that seat has seen): text
+        ("ansi"), an (H, W, 3) uint8 picture ("rgb_array"), or the picture in a window ("human"; the text is
+        printed where no display exists). render_omniscient() is the debugging view with everything shown."""
         if self.render_mode is None:
             import gymnasium
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
@@ -162,11 +170,7 @@ class GameAECEnv(AECEnv, EzPickle):
         if seat is None:
             cur = int(self.game.states["cur"][0])
             seat = cur if cur >= 0 else 0
-        text = self.game.render_text(0, seat)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.renderer.render(self.game, 0, seat)
 
     def render_omniscient(self) -> str:
         """Everything on the table: for debugging only, never for an agent."""
@@ -177,4 +181,4 @@ class GameAECEnv(AECEnv, EzPickle):
         return self.recorder.record
 
     def close(self):
-        pass
+        self.renderer.close()

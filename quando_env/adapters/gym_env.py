@@ -6,6 +6,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .. import picture
 from ..registry import game_class
 from .single_agent import LearnerGames
 
@@ -67,7 +68,7 @@ class GameEnv(gym.Env):
     `action_masks()` (sb3-contrib's convention) and info["action_mask"] give the legal actions.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(self, game="quando", opponents="random", seat="random", illegal_action: str = "raise",
                  render_mode: str | None = None, **rules):
@@ -78,6 +79,7 @@ class GameEnv(gym.Env):
         self.core = LearnerGames(game_class(game), 1, opponents=opponents, seat=seat, illegal_action=illegal_action,
                                  **rules)
         self.config = self.core.config
+        self.renderer = picture.Renderer(render_mode, self.core.game.name, self.metadata["render_fps"])
         self.observation_space = observation_space(self.core.obs_dim)
         self.action_space = LegalActionSpace(self.core.num_actions, self.action_masks)
 
@@ -112,12 +114,12 @@ class GameEnv(gym.Env):
         return int(self.core.seat[0])
 
     def render(self):
-        """The table as the learner sees it (text)."""
+        """The table as the learner sees it: text ("ansi"), an (H, W, 3) uint8 picture ("rgb_array", what
+        RecordVideo records), or the picture in a window ("human"; the text is printed where no display exists)."""
         if self.render_mode is None:
             gym.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.core.game.render_text(0, self.seat)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.renderer.render(self.core.game, 0, self.seat)
+
+    def close(self):
+        self.renderer.close()

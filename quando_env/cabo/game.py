@@ -8,7 +8,7 @@ from . import engine as E
 from .cards import ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, check_deck
 from .config import Config
 from .observation import obs_dim, observe_kernel, observe_kernel_parallel
-from .render import render_text
+from .render import render_text, table_view
 
 
 class VectorGame(Game):
@@ -45,6 +45,9 @@ class VectorGame(Game):
 
     def render_text(self, g=0, seat=None):
         return render_text(self, g, seat)
+
+    def table_view(self, g=0, seat=None):
+        return table_view(self, g, seat)
 
     def narrator(self, labels):
         from .play_text import Narrator

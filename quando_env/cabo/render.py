@@ -1,10 +1,11 @@
-"""Readable text views of a Cabo game: one seat's view (only the cards that seat has seen) or an
-omniscient one. A card is written as its short name ("Qh", "10c", "Kd") when known, "??" when not;
-empty slots are "--"."""
+"""Readable views of a Cabo game: one seat's view (only the cards that seat has seen) or an omniscient one, as
+text and as a TableView for pictures (quando_env.picture). A card is written as its short name ("Qh", "10c",
+"Kd") when known, "??" when not; empty slots are "--"."""
 import numpy as np
 
+from ..tableview import Card, TableView, Zone, seat_label, status_text, title_of
 from . import engine as E
-from .cards import NUM_SLOTS, action_name, card_name, value
+from .cards import DIAMONDS, HEARTS, NUM_SLOTS, action_name, card_name, suit, value
 
 PHASES = {E.PH_DRAW: "draw from the stock or take the discard", E.PH_PLACE: "place the drawn card",
           E.PH_QUEEN: "Queen: look at an own card", E.PH_JACK: "Jack: exchange two cards",
@@ -22,31 +23,46 @@ def slots_text(s, viewer, p) -> str:
     return " ".join("--" if c < 0 else card_text(s, viewer, int(c)) for c in s["slot"][p][:NUM_SLOTS])
 
 
+def seat_tags(s, p) -> list[str]:
+    tags = []
+    if p == s["active"] and s["phase"] != E.PH_OVER:
+        tags.append("turn" if s["in_turn"] or s["phase"] != E.PH_SNAP else "dealer")
+    if p == s["knocker"]:
+        tags.append("knocked")
+    if s["out"][p]:
+        tags.append("out")
+    return tags
+
+
+def known_value(s, viewer, p) -> str:
+    """What `viewer` knows of seat p's hand value ("" for an empty hand)."""
+    known = [value(c) for c in s["slot"][p] if c >= 0 and (viewer is None or s["seen"][viewer, c])]
+    held = int(s["nhand"][p])
+    if not held:
+        return ""
+    return f"known value {sum(known)}" + ("" if len(known) == held else f" ({len(known)} of {held} cards known)")
+
+
+def _title(s) -> str:
+    over = s["phase"] == E.PH_OVER
+    return (f"Cabo, round {int(s['round']) + (0 if over else 1)}, dealer player_{int(s['dealer'])}, "
+            f"{int(s['turns'])} turns")
+
+
 def render_text(game, g: int = 0, seat: int | None = None) -> str:
     """The table of game g as seat `seat` knows it (the cards it has seen, where they are now), or
     everything when seat is None."""
     s = game.states[g]
     n = game.num_players
-    over = s["phase"] == E.PH_OVER
-    lines = [f"Cabo, round {int(s['round']) + (0 if over else 1)}, dealer player_{int(s['dealer'])}, "
-             f"{int(s['turns'])} turns" + (f", view of player_{seat}" if seat is not None else ", omniscient view")]
+    lines = [title_of(_title(s), seat)]
     for p in range(n):
-        tags = []
-        if p == s["active"] and not over:
-            tags.append("turn" if s["in_turn"] or s["phase"] != E.PH_SNAP else "dealer")
-        if p == s["knocker"]:
-            tags.append("knocked")
-        if s["out"][p]:
-            tags.append("out")
-        known = [value(c) for c in s["slot"][p] if c >= 0 and (seat is None or s["seen"][seat, c])]
-        held = int(s["nhand"][p])
-        kv = (f", known value {sum(known)}" + ("" if len(known) == held else f" ({len(known)} of {held} cards known)")
-              if held else "")
-        lines.append(f"  player_{p}{' (you)' if p == seat else ''}: [{slots_text(s, seat, p)}] {held} cards{kv}, "
-                     f"total {int(s['total'][p])}" + (f" <{', '.join(tags)}>" if tags else ""))
+        tags = seat_tags(s, p)
+        kv = known_value(s, seat, p)
+        lines.append(f"  player_{p}{' (you)' if p == seat else ''}: [{slots_text(s, seat, p)}] {int(s['nhand'][p])} "
+                     f"cards{', ' + kv if kv else ''}, total {int(s['total'][p])}"
+                     + (f" <{', '.join(tags)}>" if tags else ""))
     if s["drawn"] >= 0:
-        src = "the stock" if s["from_stock"] else "the discard pile"
-        lines.append(f"  drawn from {src}: {card_text(s, seat, int(s['drawn']))}")
+        lines.append(f"  {_drawn_label(s)}: {card_text(s, seat, int(s['drawn']))}")
     nd = int(s["ndisc"])
     disc = [int(c) for c in s["disc"][:nd][::-1]]
     lines.append(f"  discard pile: {nd} cards" + (f", from the top: {' '.join(card_name(c) for c in disc[:10])}"
@@ -55,12 +71,36 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
     stock = [int(c) for c in s["stock"][:ns][::-1]]
     shown = " ".join(card_text(s, seat, c) for c in stock[:6])
     lines.append(f"  stock: {ns} cards" + (f", from the top: {shown}" + (" ..." if ns > 6 else "") if ns else ""))
-    if over:
-        lines.append(f"  episode over; last round's points {[int(x) for x in s['points'][:n]]}")
-    else:
-        who = int(s["cur"])
-        lines.append(f"  player_{who} to decide: {PHASES[int(s['phase'])]}")
-        if seat is None or seat == who:
-            legal = np.flatnonzero(game.legal_action_mask[g])
-            lines.append("  legal: " + ", ".join(f"{a} {action_name(a)}" for a in legal))
+    lines.append("  " + status_text(s, n, E.PH_OVER, PHASES))
+    if s["phase"] != E.PH_OVER and (seat is None or seat == int(s["cur"])):
+        legal = np.flatnonzero(game.legal_action_mask[g])
+        lines.append("  legal: " + ", ".join(f"{a} {action_name(a)}" for a in legal))
     return "\n".join(lines)
+
+
+def _drawn_label(s) -> str:
+    return f"drawn from {'the stock' if s['from_stock'] else 'the discard pile'}"
+
+
+def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -> TableView:
+    """The table of game g as a picture shows it to `seat` (what render_text tells, as cards): every seat's
+    eight slots (None: empty), a card it has not seen face down; red suits in red."""
+    s = game.states[g]
+
+    def card(c):
+        if seat is None or s["seen"][seat, c]:
+            return Card((card_name(c),), ink="red" if suit(c) in (DIAMONDS, HEARTS) else "black")
+        return Card()
+
+    def pile(name, arr, k):
+        return Zone(name, tuple(card(int(c)) for c in arr[:k][::-1][:pile_cards]), count=k)
+    seats = tuple(Zone(seat_label(p, seat), tuple(None if c < 0 else card(int(c)) for c in s["slot"][p][:NUM_SLOTS]),
+                       count=int(s["nhand"][p]),
+                       note=" · ".join(x for x in [known_value(s, seat, p), f"total {int(s['total'][p])}",
+                                                   *seat_tags(s, p)] if x),
+                       to_move=bool(p == s["cur"]))
+                  for p in range(game.num_players))
+    table = ((Zone(_drawn_label(s), (card(int(s["drawn"])),)),) if s["drawn"] >= 0 else ()) + \
+        (pile("discard pile", s["disc"], int(s["ndisc"])), pile("stock", s["stock"], int(s["nstock"])))
+    return TableView(title_of(_title(s), seat), seats, table, status_text(s, game.num_players, E.PH_OVER, PHASES),
+                     legend="slots 0-7 left to right; face down: not seen")

@@ -78,6 +78,11 @@ class VectorGame(Game):
 
         return render_text(self, g, seat)
 
+    def table_view(self, g=0, seat=None):
+        from .render import table_view
+
+        return table_view(self, g, seat)
+
     def narrator(self, labels):
         from .play_text import Narrator
 

@@ -1,8 +1,10 @@
-"""Readable text views of a game: one seat's view (only what that seat knows, K1-K3) or an omniscient one."""
+"""Readable views of a game: one seat's view (only what that seat knows, K1-K3) or an omniscient one, as text
+and as a TableView for pictures (quando_env.picture)."""
 import numpy as np
 
+from ..tableview import FACE_DOWN, Card, TableView, Zone, seat_label, status_text, title_of
 from . import engine as E
-from .cards import CODES, K_WILD, KIND_NAMES, a_card
+from .cards import CODES, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_NAMES, a_card
 
 _PHASES = {E.PH_OPEN: "open with the called card (R6)", E.PH_PLAY: "play a card, or ask for help if none fits",
            E.PH_GIVE: "give the asker a card that fits the row (R17)", E.PH_BACK: "give the helper a card back (R18)",
@@ -42,24 +44,32 @@ def help_text(s, seat) -> str:
     return text
 
 
+def seat_tags(s, p) -> list[str]:
+    tags = []
+    if p == s["active"] and s["phase"] != E.PH_OVER:
+        tags.append("turn")
+    if s["no"][p]:
+        tags.append("No! " + ("fresh" if s["no"][p] == E.NO_FRESH else "spent"))
+    if s["calls"][p]:
+        tags.append(f"called {int(s['calls'][p])}")
+    if p == s["starter"]:
+        tags.append("started")
+    return tags
+
+
+def _title(s) -> str:
+    way = "+1 (increasing seats)" if int(s["dir"]) == 1 else "-1 (decreasing seats)"
+    return f"Help!, round {int(s['round']) + 1}, direction {way}"
+
+
 def render_text(game, g: int = 0, seat: int | None = None) -> str:
     """The table of game g as seat `seat` knows it (its own hand, the public table, the kinds of its own
     help exchanges), or everything when seat is None."""
     s = game.states[g]
     n = game.num_players
-    d = int(s["dir"])
-    lines = [f"Help!, round {int(s['round']) + 1}, direction {'+1 (increasing seats)' if d == 1 else '-1 (decreasing seats)'}"
-             + (f", view of player_{seat}" if seat is not None else ", omniscient view")]
+    lines = [title_of(_title(s), seat)]
     for p in range(n):
-        tags = []
-        if p == s["active"] and s["phase"] != E.PH_OVER:
-            tags.append("turn")
-        if s["no"][p]:
-            tags.append("No! " + ("fresh" if s["no"][p] == E.NO_FRESH else "spent"))
-        if s["calls"][p]:
-            tags.append(f"called {int(s['calls'][p])}")
-        if p == s["starter"]:
-            tags.append("started")
+        tags = seat_tags(s, p)
         cards = f" [{hand_text(s, p)}]" if seat is None or seat == p else ""
         lines.append(f"  player_{p}{' (you)' if p == seat else ''}: {int(s['hand'][p].sum())} cards{cards} "
                      f"total {int(s['total'][p])}" + (f" <{', '.join(tags)}>" if tags else ""))
@@ -71,12 +81,44 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
     helped = help_text(s, seat)
     if helped:
         lines.append(f"  {helped}")
-    if s["phase"] == E.PH_OVER:
-        lines.append(f"  episode over; last round's points {[int(x) for x in s['points'][:n]]}")
-    else:
-        who = int(s["cur"])
-        lines.append(f"  player_{who} to decide: {_PHASES[int(s['phase'])]}")
-        if seat is None or seat == who:
-            legal = np.flatnonzero(game.legal_action_mask[g])
-            lines.append("  legal: " + ", ".join(f"{a} {game.move_name(g, a)}" for a in legal))
+    lines.append("  " + status_text(s, n, E.PH_OVER, _PHASES))
+    if s["phase"] != E.PH_OVER and (seat is None or seat == int(s["cur"])):
+        legal = np.flatnonzero(game.legal_action_mask[g])
+        lines.append("  legal: " + ", ".join(f"{a} {game.move_name(g, a)}" for a in legal))
     return "\n".join(lines)
+
+
+_INKS = {K_WILD: "purple", K_SWITCH: "green", K_ZAP: "red", K_NO: "orange"}
+
+
+def kind_card(k: int, value: str | None = None) -> Card:
+    """A card of kind k (a Wild in the row shows the value it was given, its kind in the corner)."""
+    if value is not None:
+        return Card((value,), ink=_INKS[k], corner=KIND_NAMES[k])
+    return Card((KIND_NAMES[k],), ink=_INKS.get(k, "black"))
+
+
+def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -> TableView:
+    """The table of game g as a picture shows it to `seat` (what render_text tells, as cards): its own hand,
+    the others' hands face down, the row, the piles' tops."""
+    s = game.states[g]
+    n = game.num_players
+
+    def hand_cards(p):
+        if seat is None or seat == p:
+            return tuple(kind_card(k) for k in range(15) for _ in range(int(s["hand"][p, k])))
+        return (FACE_DOWN,) * int(s["hand"][p].sum())
+    seats = tuple(Zone(seat_label(p, seat), hand_cards(p), count=int(s["hand"][p].sum()),
+                       note=" · ".join([f"total {int(s['total'][p])}", *seat_tags(s, p)]), to_move=bool(p == s["cur"]))
+                  for p in range(n))
+    row = tuple(kind_card(K_WILD, str(int(s["row_val"][j]))) if s["row_kind"][j] == K_WILD
+                else kind_card(int(s["row_kind"][j])) for j in range(int(s["nrow"])))
+    nd, k = int(s["dend"]) - int(s["dpos"]), int(s["ndisc"])
+    draw = tuple(kind_card(int(c)) for c in s["draw"][int(s["dpos"]): int(s["dend"])][:pile_cards]) \
+        if seat is None else (FACE_DOWN,) * min(nd, 1)
+    table = (Zone("row", row), Zone("draw pile", draw, count=nd),
+             Zone("discard pile", tuple(kind_card(int(c)) for c in s["disc"][:k][::-1][:pile_cards]), count=k))
+    helped = help_text(s, seat)
+    return TableView(title_of(_title(s), seat), seats, table, status_text(s, n, E.PH_OVER, _PHASES),
+                     lines=(helped,) if helped else (),
+                     legend="others' hands face down; a Wild in the row shows the value it was given")

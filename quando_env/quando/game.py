@@ -9,7 +9,7 @@ from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PA
                     deck_to_cards)
 from .config import Config
 from .observation import obs_dim, observe_kernel, observe_kernel_parallel
-from .render import render_text
+from .render import render_text, table_view
 
 
 class VectorGame(Game):
@@ -53,6 +53,9 @@ class VectorGame(Game):
 
     def render_text(self, g=0, seat=None):
         return render_text(self, g, seat)
+
+    def table_view(self, g=0, seat=None):
+        return table_view(self, g, seat)
 
     def narrator(self, labels):
         from .play_text import Narrator

@@ -1,6 +1,8 @@
-"""Readable text views of a game: one seat's view (only what that seat has seen) or an omniscient one."""
+"""Readable views of a game: one seat's view (only what that seat has seen) or an omniscient one, as text
+and as a TableView for pictures (quando_env.picture)."""
 import numpy as np
 
+from ..tableview import Card, TableView, Zone, seat_label, status_text, title_of
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS, action_name
 
@@ -8,11 +10,29 @@ _PHASES = {E.PH_ACT: "discard (straight or set), knock or pass", E.PH_DRAW: "dra
            E.PH_FLIP: "triplet penalty: flip a 0", E.PH_KNOCK: "knock or not", E.PH_OVER: "over"}
 
 
-def _side(s, viewer, c, side):
-    """The number on `side` of card c as `viewer` knows it ('?' if unseen; everything if viewer is None)."""
+def side_text(s, viewer, c, side):
+    """The number on `side` of card c as `viewer` knows it (None if unseen; everything if viewer is None)."""
     if viewer is None or (s["seen"][viewer, c] >> side) & 1:
         return str(int(CARD_VALUES[c, side]))
-    return "?"
+    return None
+
+
+def _side(s, viewer, c, side):
+    return side_text(s, viewer, c, side) or "?"
+
+
+def hand(s, p) -> list[int]:
+    """Seat p's cards in the order they came into the hand."""
+    return sorted((c for c in range(NUM_CARDS) if s["loc"][c] == p), key=lambda c: s["acq"][c])
+
+
+def seat_tags(s, p) -> list[str]:
+    tags = []
+    if p == s["active"] and s["phase"] != E.PH_OVER:
+        tags.append("turn")
+    if p == s["knocker"]:
+        tags.append("knocked")
+    return tags
 
 
 def render_text(game, g: int = 0, seat: int | None = None) -> str:
@@ -20,18 +40,11 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
     fronts, the piles' seen sides), or everything when seat is None. Cards read front/back (up/down)."""
     s = game.states[g]
     n = game.num_players
-    cfg = game.config
-    lines = [f"Quando ({cfg.edition}), round {int(s['round']) + 1}, dealer player_{int(s['dealer'])}"
-             + (f", view of player_{seat}" if seat is not None else ", omniscient view")]
+    lines = [title_of(_title(game, s), seat)]
     for p in range(n):
-        cards = sorted((c for c in range(NUM_CARDS) if s["loc"][c] == p), key=lambda c: s["acq"][c])
-        f = [int(s["face"][c]) for c in cards]
-        txt = " ".join(f"{_side(s, seat, c, fc)}/{_side(s, seat, c, 1 - fc)}" for c, fc in zip(cards, f))
-        tags = []
-        if p == s["active"] and s["phase"] != E.PH_OVER:
-            tags.append("turn")
-        if p == s["knocker"]:
-            tags.append("knocked")
+        cards = hand(s, p)
+        txt = " ".join(f"{_side(s, seat, c, s['face'][c])}/{_side(s, seat, c, 1 - s['face'][c])}" for c in cards)
+        tags = seat_tags(s, p)
         lines.append(f"  player_{p}{' (you)' if p == seat else ''}: {len(cards)} cards [{txt}] "
                      f"total {int(s['total'][p])} turns {int(s['turns'][p])}"
                      + (f" <{', '.join(tags)}>" if tags else ""))
@@ -43,12 +56,35 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
         return f"{k} cards" + (f", from the top: {shown}" + (" ..." if k > limit else "") if k else "")
     lines.append(f"  draw pile: {pile(s['draw'], int(s['ndraw']))}")
     lines.append(f"  discard pile: {pile(s['disc'], int(s['ndisc']))}")
-    if s["phase"] == E.PH_OVER:
-        lines.append(f"  episode over; last round's points {[int(x) for x in s['points'][:n]]}")
-    else:
-        who = int(s["cur"])
+    lines.append("  " + status_text(s, n, E.PH_OVER, _PHASES))
+    if s["phase"] != E.PH_OVER and (seat is None or seat == int(s["cur"])):
         legal = np.flatnonzero(game.legal_action_mask[g])
-        lines.append(f"  player_{who} to decide: {_PHASES[int(s['phase'])]}")
-        if seat is None or seat == who:
-            lines.append("  legal: " + ", ".join(f"{a} {action_name(a)}" for a in legal))
+        lines.append("  legal: " + ", ".join(f"{a} {action_name(a)}" for a in legal))
     return "\n".join(lines)
+
+
+def _title(game, s) -> str:
+    return f"Quando ({game.config.edition}), round {int(s['round']) + 1}, dealer player_{int(s['dealer'])}"
+
+
+def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -> TableView:
+    """The table of game g as a picture shows it to `seat` (what render_text tells, as cards): each card with
+    its front (up face) above its back (down face), an unseen face as a card back."""
+    s = game.states[g]
+
+    def card(c):
+        f = int(s["face"][c])
+        return Card((side_text(s, seat, c, f), side_text(s, seat, c, 1 - f)))
+
+    def pile(name, arr, k):
+        return Zone(name, tuple(card(int(c)) for c in arr[:k][::-1][:pile_cards]), count=k)
+    hands = [hand(s, p) for p in range(game.num_players)]
+    seats = tuple(Zone(seat_label(p, seat), tuple(card(c) for c in cards), count=len(cards),
+                       note=" · ".join([f"total {int(s['total'][p])}", f"turns {int(s['turns'][p])}",
+                                        *seat_tags(s, p)]),
+                       to_move=bool(p == s["cur"]))
+                  for p, cards in enumerate(hands))
+    return TableView(title_of(_title(game, s), seat), seats,
+                     (pile("draw pile", s["draw"], int(s["ndraw"])), pile("discard pile", s["disc"], int(s["ndisc"]))),
+                     status_text(s, game.num_players, E.PH_OVER, _PHASES),
+                     legend="cards: front (up face) above, back (down face) below; patterned: not seen")

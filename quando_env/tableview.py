@@ -1,0 +1,74 @@
+"""One seat's view of a table as plain data: what a picture of any game shows.
+
+Each game builds a `TableView` of game g for a seat (`Game.table_view(g, seat)`) from exactly what that seat
+has seen, by the game's K rules; `quando_env.picture` draws any TableView. Keeping the view as data lets one
+renderer serve every game, and keeps the information model in the game, next to its text view.
+"""
+from dataclasses import dataclass
+
+INKS = ("black", "red", "blue", "green", "purple", "orange")
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card as the viewer sees it. `faces`: the printed faces shown, top to bottom (one for most games;
+    Quando's two-sided cards show the face toward the holder, or the up face, first); a face the viewer has
+    not seen is None and is drawn as a card back. `ink` colours the text; `corner` is a small label (the
+    kind of a card whose number is a value it was given, as a Wild in Help!'s row)."""
+
+    faces: tuple = (None,)
+    ink: str = "black"
+    corner: str = ""
+
+    def __post_init__(self):
+        if not self.faces or not all(f is None or isinstance(f, str) for f in self.faces):
+            raise ValueError(f"faces={self.faces!r} is not allowed: one or more strings or None (unseen)")
+        if self.ink not in INKS:
+            raise ValueError(f"ink={self.ink!r} is not allowed: choose one of {INKS}")
+
+
+FACE_DOWN = Card()
+
+
+@dataclass(frozen=True)
+class Zone:
+    """A labelled place on the table: a seat's hand or a pile, the row. `cards` in order, None for an empty
+    slot (a pile shows only its top cards); `count`: how many cards the place holds, told with the label
+    (None: not told); `note`: the facts that go with it (total, tags); `to_move`: this seat decides now."""
+
+    label: str
+    cards: tuple = ()
+    count: int | None = None
+    note: str = ""
+    to_move: bool = False
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A whole table from one seat (or omniscient): `seats` one Zone per player, `table` the piles and the
+    row, `status` who decides what (or the episode's end), `lines` further public facts, `legend` how to read
+    the cards."""
+
+    title: str
+    seats: tuple
+    table: tuple
+    status: str
+    lines: tuple = ()
+    legend: str = ""
+
+
+def seat_label(p: int, viewer: int | None) -> str:
+    """'player_2', or 'player_2 (you)' for the viewer's own seat."""
+    return f"player_{p}" + (" (you)" if p == viewer else "")
+
+
+def title_of(text: str, viewer: int | None) -> str:
+    """The title with whose view it is."""
+    return text + (f", view of player_{viewer}" if viewer is not None else ", omniscient view")
+
+
+def status_text(s, n: int, over_phase: int, phases: dict) -> str:
+    """Who decides what in a state record (its `phase` named by `phases`), or the episode's end."""
+    if s["phase"] == over_phase:
+        return f"episode over; last round's points {[int(x) for x in s['points'][:n]]}"
+    return f"player_{int(s['cur'])} to decide: {phases[int(s['phase'])]}"
