@@ -10,7 +10,8 @@ game's returns, ISMCTS's mean return against the random seats' and the ISMCTS de
 go as `--param key=value` (e.g. `--param episode=round` for one-round episodes, `--param players=3`).
 
 `--speed STEPS` instead times random play for STEPS moves through the OpenSpiel state and through the
-game's own PettingZoo raw env, in the same run.
+game's own PettingZoo raw env, in the same run. Times are this process's CPU time (time.process_time), so a
+busy shared machine does not inflate them; run with NUMBA_NUM_THREADS=1 (one-game engines run serially).
 """
 import argparse
 import time
@@ -26,7 +27,7 @@ from quando_env.registry import game_module
 
 def play(game_name: str, games: int, simulations: int, seed: int = 0, **params) -> dict:
     """`games` games of ISMCTS (seat k mod n in game k) against random bots: returns per game, the ISMCTS
-    seat per game, and the seconds and count of ISMCTS decisions (forced single moves are not searched)."""
+    seat per game, and the CPU seconds and count of ISMCTS decisions (forced single moves are not searched)."""
     openspiel.register()
     out = {"returns": [], "seats": [], "seconds": 0.0, "decisions": 0}
     for k in range(games):
@@ -39,10 +40,10 @@ def play(game_name: str, games: int, simulations: int, seed: int = 0, **params) 
         while not state.is_terminal():
             p = state.current_player()
             searched = p == seat and len(state.legal_actions()) > 1
-            t = time.perf_counter()
+            t = time.process_time()
             action = bots[p].step(state)
             if searched:
-                out["seconds"] += time.perf_counter() - t
+                out["seconds"] += time.process_time() - t
                 out["decisions"] += 1
             state.apply_action(action)
         out["returns"].append(state.returns())
@@ -51,29 +52,29 @@ def play(game_name: str, games: int, simulations: int, seed: int = 0, **params) 
 
 
 def random_play_speed(game_name: str, steps: int, seed: int = 0, **params) -> dict:
-    """Steps per second of uniformly random play through the OpenSpiel state and through the PettingZoo raw
+    """Steps per CPU second of uniformly random play through the OpenSpiel state and through the PettingZoo raw
     env (both with new games as needed), same moves' rule, same run."""
     openspiel.register()
     game = pyspiel.load_game(openspiel.short_name(game_name), {**params, "seed": seed})
     rs = np.random.RandomState(seed)
-    t = time.perf_counter()
+    t = time.process_time()
     state = game.new_initial_state()
     for _ in range(steps):
         if state.is_terminal():
             state = game.new_initial_state()
         legal = state.legal_actions()
         state.apply_action(legal[rs.randint(len(legal))])
-    spiel = steps / (time.perf_counter() - t)
+    spiel = steps / (time.process_time() - t)
     config = {("num_players" if k == "players" else k): v for k, v in params.items()}
     env = game_module(game_name).raw_env(**config)
     env.reset(seed=seed)
-    t = time.perf_counter()
+    t = time.process_time()
     for _ in range(steps):
         if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
             env.reset()
         legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
         env.step(int(legal[rs.randint(len(legal))]))
-    return {"openspiel": spiel, "env": steps / (time.perf_counter() - t)}
+    return {"openspiel": spiel, "env": steps / (time.process_time() - t)}
 
 
 def parse_params(items: list[str]) -> dict:
@@ -104,7 +105,7 @@ def main(argv=None):
     params = parse_params(args.param)
     if args.speed:
         speed = random_play_speed(args.game, args.speed, args.seed, **params)
-        print(f"{args.game}: random play {speed['openspiel']:.0f} steps/s through the OpenSpiel state, "
+        print(f"{args.game}: random play {speed['openspiel']:.0f} steps/s (CPU) through the OpenSpiel state, "
               f"{speed['env']:.0f} steps/s through the PettingZoo raw env")
         return
     out = play(args.game, args.games, args.simulations, args.seed, **params)
@@ -115,7 +116,7 @@ def main(argv=None):
         others.extend(r for p, r in enumerate(returns) if p != seat)
     ms = 1000 * out["seconds"] / max(out["decisions"], 1)
     print(f"ISMCTS ({args.simulations} simulations) mean return {np.mean(mine):.2f}, random bots "
-          f"{np.mean(others):.2f}; {ms:.1f} ms per decision over {out['decisions']} decisions")
+          f"{np.mean(others):.2f}; {ms:.1f} ms (CPU) per decision over {out['decisions']} decisions")
 
 
 if __name__ == "__main__":

@@ -252,4 +252,4 @@ def test_example_script(capsys):
     spec.loader.exec_module(example)
     example.main(["--game", "cabo", "--games", "2", "--simulations", "3", "--seed", "1"])
     out = capsys.readouterr().out
-    assert "ISMCTS" in out and "ms per decision" in out
+    assert "game 1: ISMCTS at player 1;" in out and "per decision" in out

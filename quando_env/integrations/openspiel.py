@@ -43,6 +43,7 @@ from ..registry import game_class, game_names
 
 SEED_FRESH = -1         # the `seed` parameter's default: each new game dealt from fresh entropy
 NONE_PARAM = -1         # an int option whose default is None takes -1 for None
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)     # a plain int: states keep it and pickle it
 
 
 def short_name(game: str) -> str:
@@ -162,6 +163,7 @@ class OpenSpielGame(pyspiel.Game):
         self.shown = (None, "")  # the last record rendered, and its text (clones share their record)
         self._raw = engine.states.view(np.uint8)     # the one record's bytes
         self._seat = np.zeros(1, np.int64)
+        self.action = np.zeros(1, np.int64)        # the action a state applies, for the engine
         self._obs = np.zeros((1, engine.obs_dim), np.float32)
         lo, hi = engine.return_bounds(engine.config)
         info = pyspiel.GameInfo(num_distinct_actions=engine.num_actions, max_chance_outcomes=0,
@@ -222,14 +224,15 @@ class OpenSpielGame(pyspiel.Game):
 
 
 class OpenSpielState(pyspiel.State):
-    """One game: its state record's bytes (dealt on first use from `_deal_seed`), the seat offset, and the
-    summed and last rewards per OpenSpiel player."""
+    """One game: its state record's bytes (dealt on first use from `_deal_seed`), the seat offset, the player
+    to move (kept, as search asks it at every step), and the summed and last rewards per OpenSpiel player."""
 
     def __init__(self, game: OpenSpielGame, deal_seed: int):
         super().__init__(game)
         n = game.engine.num_players
         self._deal_seed = deal_seed
         self._record = None
+        self._player = None
         self._offset = 0
         self._returns = (0.0,) * n
         self._rewards = (0.0,) * n
@@ -238,30 +241,44 @@ class OpenSpielState(pyspiel.State):
         """The game's engine holding this state."""
         game = self.get_game()
         if self._record is None:
-            self._record = game.deal(self._deal_seed)
+            self._hold(game.deal(self._deal_seed))
         return game.load(self._record)
+
+    def _hold(self, record: bytes) -> None:
+        """Make `record` this state's record (the engine holds it now) and note who is to move."""
+        engine = self.get_game().load(record)
+        self._record = record
+        seat = int(engine.states["cur"][0])
+        self._player = TERMINAL if seat < 0 else (seat + self._offset) % engine.num_players
 
     def _seat(self, player: int) -> int:
         return (player - self._offset) % self.get_game().engine.num_players
 
     def current_player(self):
-        seat = int(self._engine().states["cur"][0])
-        if seat < 0:
-            return pyspiel.PlayerId.TERMINAL
-        return (seat + self._offset) % self.get_game().engine.num_players
+        if self._record is None:
+            self._engine()
+        return self._player
 
     def is_terminal(self):
-        return int(self._engine().states["cur"][0]) < 0
+        return self.current_player() == TERMINAL
 
     def _legal_actions(self, player):
         return np.flatnonzero(self._engine().masks[0]).tolist()
 
     def _apply_action(self, action):
         engine = self._engine()
-        step = np.roll(engine.step(np.array([action], np.int64))[0].astype(np.float64), self._offset)
-        self._record = self.get_game().loaded = engine.states.tobytes()
-        self._rewards = tuple(step.tolist())
-        self._returns = tuple((np.array(self._returns) + step).tolist())
+        game = self.get_game()
+        a = int(action)
+        if not (0 <= a < engine.num_actions and engine.masks[0, a]):
+            raise ValueError(engine.illegal_message(0, a).replace("game 0, ", ""))
+        game.action[0] = a
+        r = engine.step(game.action, checked=True)[0].tolist()    # per engine seat
+        k = self._offset
+        r = r[-k:] + r[:-k] if k else r                             # per player
+        game.loaded = engine.states.tobytes()
+        self._hold(game.loaded)
+        self._rewards = tuple(r)
+        self._returns = tuple(x + y for x, y in zip(self._returns, r))
 
     def _action_to_string(self, player, action):
         engine = self._engine()
@@ -287,8 +304,8 @@ class OpenSpielState(pyspiel.State):
         seed = int(probability_sampler() * 2 ** 53)
         record = engine.sample_states(self.observation_vector(player_id), 1, engine.config, seed)
         world = OpenSpielState(game, self._deal_seed)
-        world._record = record.tobytes()
         world._offset = int(player_id)
+        world._hold(record.tobytes())
         world._returns = self._returns
         world._rewards = self._rewards
         return world
