@@ -4,8 +4,13 @@ Seats rotate: in game j the agent listed at position i plays seat (i + j) mod n,
 games every agent sits in every seat once and no agent keeps the starting advantage. Game j is seeded
 seed + j, and agents that draw random numbers draw them from streams of that game's seed (one per agent
 entry), so a run depends on the seed alone: not on the batch size, nor on how games are split up.
+
+A match is cut into batches (split_games) that play_batch plays one at a time: play_match plays them here one
+after another, or hands them to a runner (agents.ray_tasks.RayRunner: Ray tasks on every CPU of a cluster),
+and adds up their results whatever order they come back in.
 """
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -77,34 +82,88 @@ class MatchResult:
         return {k: v.summary() for k, v in out.items()}
 
 
-def play_match(agents: list, games: int, seed: int = 0, names: list | None = None, batch_size: int = 256,
-               progress: bool = True, desc: str = "games", game: str = "quando", **config) -> MatchResult:
+@dataclass(frozen=True)
+class Batch:
+    """Games start .. start + size - 1 of a match: game j is seeded seed + j and rotates the seats by j."""
+
+    start: int
+    size: int
+
+
+@dataclass
+class BatchResult:
+    """What one batch adds to its match: per-entry stats and its games' final totals by entry."""
+
+    batch: Batch
+    stats: list
+    totals: np.ndarray      # (batch.size, n)
+
+
+def split_games(games: int, batch_size: int, min_batches: int = 1) -> list[Batch]:
+    """Games 0 .. games - 1 cut into consecutive batches of at most batch_size games, at least min_batches of
+    them where there are that many games (a runner asks for one per CPU), their sizes within one of each other."""
+    if batch_size < 1 or min_batches < 1 or games < 0:
+        raise ValueError(f"games={games}, batch_size={batch_size}, min_batches={min_batches}: batch_size and "
+                         "min_batches must be at least 1, games at least 0")
+    k = min(games, max(-(-games // batch_size), min_batches))
+    edges = [games * i // k for i in range(k + 1)] if k else [0]
+    return [Batch(a, b - a) for a, b in zip(edges, edges[1:])]
+
+
+def build_agents(makers) -> list:
+    """[make() for make in makers]: with functools.partial, a picklable recipe of a lineup that a runner's
+    tasks build their agents from."""
+    return [make() for make in makers]
+
+
+def play_match(agents, games: int, seed: int = 0, names: list | None = None, batch_size: int = 256,
+               progress: bool = True, desc: str = "games", game: str = "quando", runner=None,
+               **config) -> MatchResult:
     """Play `games` games of `game` with agents[i] at entry i (len(agents) = num_players); seats rotate per game.
 
-    config: the game's options (num_players defaults to len(agents)).
+    agents: the agents, or a picklable function building them (e.g. partial(build_agents, makers)): a runner
+    then builds them inside each task rather than receiving copies. runner: where the batches run (None: here,
+    one after another; agents.ray_tasks.RayRunner: as Ray tasks): an object with `num_cpus` (the batches are
+    at least that many) and `map(play, batches, on_games)`, yielding play(batch) for every batch in any order
+    and calling on_games(k) as k games finish. config: the game's options (num_players defaults to
+    len(agents)).
     """
-    n = len(agents)
+    built = agents() if callable(agents) else list(agents)
+    n = len(built)
     config.setdefault("num_players", n)
     if config["num_players"] != n:
         raise ValueError(f"{n} agents for {config['num_players']} players: give one agent per seat")
-    for a in agents:
+    for a in built:
         if not isinstance(a, Agent) and not hasattr(a, "act"):
             raise TypeError(f"{a!r} is not an agent: it needs act(obs, masks)")
-    names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in agents]
+    names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in built]
     stats = [SeatStats() for _ in range(n)]
     all_totals = np.zeros((games, n), np.int64)
+    batches = split_games(games, batch_size, runner.num_cpus if runner else 1)
     bar = tqdm(total=games, desc=desc, disable=not progress, unit="game", leave=False)
-    for start in range(0, games, batch_size):
-        b = min(batch_size, games - start)
-        rot = (start + np.arange(b)) % n                  # entry i plays seat (i + rot) % n
-        _play_batch(game_class(game), agents, b, seed + start, rot, stats, all_totals[start:start + b], bar, config)
+    if runner is None:
+        done = (play_batch(built, b, seed, game, config, on_games=bar.update) for b in batches)
+    else:
+        done = runner.map(partial(play_batch, agents, seed=seed, game=game, config=config), batches, bar.update)
+    for r in done:
+        for total, part in zip(stats, r.stats):
+            total.add(part)
+        all_totals[r.batch.start:r.batch.start + r.batch.size] = r.totals
     bar.close()
     return MatchResult(names, stats, all_totals)
 
 
-def _play_batch(cls, agents, b, seed, rot, stats, totals_out, bar, config):
+def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_games=None) -> BatchResult:
+    """Play one batch of a match (what a runner's task runs); agents: the agents or a function building them.
+    on_games(k) is called as k games finish."""
+    agents = agents() if callable(agents) else agents
     n = len(agents)
-    vg = cls(b, seed=seed, autoreset=False, **config)
+    b = batch.size
+    stats = [SeatStats() for _ in range(n)]
+    totals_out = np.zeros((b, n), np.int64)
+    seed = seed + batch.start
+    rot = (batch.start + np.arange(b)) % n                  # entry i plays seat (i + rot) % n
+    vg = game_class(game)(b, seed=seed, autoreset=False, **config)
     rows = np.arange(b)
     entry_of_seat = (np.arange(n)[None, :] - rot[:, None]) % n   # (b, n): entry playing each seat
     streams = np.stack([rng.streams(seed + np.arange(b), rng.SALT_AGENT + i) for i in range(n)], axis=1)
@@ -154,7 +213,9 @@ def _play_batch(cls, agents, b, seed, rot, stats, totals_out, bar, config):
                     st.truncated += int(vg.truncated[g])
                     totals_out[g, entry_of_seat[g, seat]] = tot[j, seat]
             done[finished] = True
-            bar.update(finished.size)
+            if on_games is not None:
+                on_games(finished.size)
+    return BatchResult(batch, stats, totals_out)
 
 
 def format_table(summary: dict, title: str = "") -> str:

@@ -1,8 +1,8 @@
 """League: several agents round robin, rated with OpenSkill (Plackett-Luce) from each game's final order."""
+from functools import partial
 from itertools import combinations
 
-
-from .evaluation import SeatStats, play_match
+from .evaluation import SeatStats, build_agents, play_match
 
 
 def lineups(names: list, num_players: int) -> list[tuple]:
@@ -18,8 +18,10 @@ def lineups(names: list, num_players: int) -> list[tuple]:
 
 
 def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_players: int = 4,
-                progress: bool = True, batch_size: int = 256, **config) -> dict:
+                progress: bool = True, batch_size: int = 256, runner=None, **config) -> dict:
     """Round robin of the agents built by factories {name: () -> agent}; returns ratings and pooled stats.
+    With a runner (see play_match), its tasks build each lineup's agents from the factories (which Ray ships
+    with cloudpickle).
 
     Each game updates the ratings once: every entrant in the lineup is a team (its seats), ranked by its
     best final total (lower is better, ties share a rank)."""
@@ -31,8 +33,10 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
     agents = {name: make() for name, make in factories.items()}
     table = lineups(list(factories), num_players)
     for li, lineup in enumerate(table):
-        res = play_match([agents[x] for x in lineup], games_per_lineup, seed=seed + 100_003 * li, names=list(lineup),
-                         progress=progress, desc=" vs ".join(lineup), batch_size=batch_size,
+        entrants = [agents[x] for x in lineup] if runner is None else \
+            partial(build_agents, [factories[x] for x in lineup])
+        res = play_match(entrants, games_per_lineup, seed=seed + 100_003 * li, names=list(lineup),
+                         progress=progress, desc=" vs ".join(lineup), batch_size=batch_size, runner=runner,
                          num_players=num_players, **config)
         for name, st in zip(res.names, res.stats):
             stats[name].add(st)

@@ -1,0 +1,40 @@
+"""Evaluation on Ray: the batches of a match (agents.evaluation.split_games) run as Ray tasks, at least one per
+CPU of the cluster, so `evaluate.py --ray local|ADDRESS` uses every core of this machine or of a cluster.
+
+Only this module imports Ray, and evaluate.py imports it for --ray alone. A task runs the very play_batch a
+single process runs, on agents it builds itself from the recipe it is given (evaluate.py's: the agents' names,
+through make_agent), and every game's randomness comes from that game's seed, so the results are those of the
+single-process run with the same seed whatever the split and the order tasks finish in.
+"""
+import numba
+import ray
+
+from quando_env.integrations import init_ray
+
+
+@ray.remote(num_cpus=1)
+def _play(play, batch):
+    numba.set_num_threads(1)        # the task holds one CPU: engines stay on it, as do the other tasks on theirs
+    return play(batch)
+
+
+class RayRunner:
+    """Runs a match's batches as tasks on the Ray at `address` ("local": a Ray started on this machine, on
+    loopback; an address joins that cluster). The runner of agents.evaluation.play_match."""
+
+    def __init__(self, address: str = "local"):
+        try:
+            init_ray(address)
+        except (ConnectionError, ray.exceptions.RayError) as e:
+            raise ConnectionError(f"no Ray cluster answered at {address}: {e}") from None
+        self.num_cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def map(self, play, batches, on_games):
+        """play(batch) for every batch as a Ray task, yielded as the tasks complete; on_games(size) for each."""
+        play = ray.put(play)
+        pending = [_play.remote(play, b) for b in batches]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            result = ray.get(done[0])
+            on_games(result.batch.size)
+            yield result
