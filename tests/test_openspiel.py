@@ -62,6 +62,9 @@ def test_parameters_and_game_info(game):
     assert g.information_state_tensor_shape() == [cls.obs_dim_of(other)]
     assert g.observation_tensor_shape() == [cls.obs_dim_of(other)]
     assert g.max_chance_outcomes() == 0     # sampled chance: no chance nodes
+    config = g.engine.config
+    assert (g.min_utility(), g.max_utility()) == cls.return_bounds(config) and g.min_utility() < g.max_utility()
+    assert g.max_game_length() == cls.max_decisions(config) >= config.max_steps
     assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
     params = g.get_parameters()
     assert params["players"] == other and params["seed"] == osp.SEED_FRESH
