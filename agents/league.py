@@ -30,7 +30,7 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in factories}
     stats = {name: SeatStats() for name in factories}
-    agents = {name: make() for name, make in factories.items()}
+    agents = {name: make() for name, make in factories.items()} if runner is None else None
     table = lineups(list(factories), num_players)
     for li, lineup in enumerate(table):
         entrants = [agents[x] for x in lineup] if runner is None else \
