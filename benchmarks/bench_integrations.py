@@ -21,6 +21,7 @@ gets a line saying so instead of a row.
 import argparse
 import logging
 import warnings
+from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 from bench_engine import timed     # this folder's: best-of timing with a warm-up call, wall and CPU rates
@@ -28,7 +29,15 @@ from bench_engine import timed     # this folder's: best-of timing with a warm-u
 from quando_env.registry import game_module, game_names
 
 PLAYERS = 4
+VERSIONS = ("pettingzoo", "tianshou", "torchrl", "tensordict", "torch", "ray", "open_spiel", "numba")
 CHUNK = 200         # moves per timed call (whole games: a call ends at a game's end past this many moves)
+
+
+def installed(distribution: str) -> bool:
+    try:
+        return bool(version(distribution))
+    except PackageNotFoundError:
+        return False
 
 
 def ratio(rate, base) -> str:
@@ -195,6 +204,7 @@ def main(argv=None):
               f"| {ratio(rate, best[raw][0]):>12s} | {cpu_rate:11,.0f} |")
     for line in missing:
         print(line)
+    print("versions: " + ", ".join(f"{d} {version(d)}" for d in VERSIONS if installed(d)))
 
 
 if __name__ == "__main__":
