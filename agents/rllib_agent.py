@@ -1,0 +1,21 @@
+"""RLlibAgent: a policy trained with RLlib (quando_env.integrations.rllib) behind the agent interface, so
+the evaluation, leagues and terminal play measure it like any other agent."""
+from .base import Agent
+
+
+class RLlibAgent(Agent):
+    """Plays the checkpoint's most likely legal action (deterministic)."""
+
+    name = "rllib"
+
+    def __init__(self, checkpoint: str, module_id: str | None = None):
+        from quando_env.integrations.rllib import POLICY, load_policy
+
+        self.checkpoint = checkpoint
+        self.policy = load_policy(checkpoint, module_id or POLICY)
+
+    def act_batch(self, obs, masks):
+        return self.policy.act(obs, masks)
+
+    def __repr__(self):
+        return f"RLlibAgent({self.checkpoint!r})"
