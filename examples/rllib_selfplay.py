@@ -17,6 +17,7 @@ from agents import make_agent
 from agents.evaluation import format_table, play_match
 from agents.rllib_agent import RLlibAgent
 from quando_env.integrations import init_ray
+from quando_env.integrations.rllib import ILLEGAL_ACTIONS, ppo_config
 from quando_env.registry import game_names, make
 
 
@@ -43,8 +44,6 @@ def seat_return(env_runners: dict) -> float:
 
 def train(args, config: dict) -> str:
     """Train, print one line per iteration, save the checkpoint; returns its folder."""
-    from quando_env.integrations.rllib import ILLEGAL_ACTIONS, ppo_config
-
     cfg = ppo_config(args.game, **config).debugging(seed=args.seed)
     if args.env_runners is not None:
         cfg = cfg.env_runners(num_env_runners=args.env_runners)

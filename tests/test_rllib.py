@@ -1,7 +1,7 @@
 """RLlib (new API stack) on every game, with the real library: the turn-based MultiAgentEnv, the illegal-action
 count, masked sampling, one PPO self-play iteration per game, and the example's train-checkpoint-evaluate run."""
-import importlib.util
-import os
+import runpy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ from agents.rllib_agent import RLlibAgent
 from quando_env.integrations import rllib
 
 GAMES = quando_env.game_names()
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib_selfplay.py"
 pytestmark = pytest.mark.xdist_group("ray")
 
 
@@ -177,13 +177,11 @@ def test_ppo_selfplay_trains_one_iteration(game, ray_local):
 
 
 def test_selfplay_example_trains_checkpoints_and_evaluates(ray_local, tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("rllib_selfplay", os.path.join(ROOT, "examples", "rllib_selfplay.py"))
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
-    rates = example.main(["--game", "help", "--iterations", "1", "--checkpoint-dir", str(tmp_path / "ck"),
-                          "--eval-games", "8"])
+    main = runpy.run_path(str(EXAMPLE))["main"]
+    rates = main(["--game", "help", "--iterations", "1", "--checkpoint-dir", str(tmp_path / "ck"), "--eval-games", "8"])
     out = capsys.readouterr().out
     assert "iteration 1: mean return per seat" in out and "illegal actions 0" in out
+    assert f"win rates: against random {rates['random']:.3f}, against heuristic {rates['heuristic']:.3f}" in out
     assert set(rates) == {"random", "heuristic"} and all(0.0 <= r <= 1.0 for r in rates.values())
     # The checkpoint plays as an agent: legal actions on a batch of real observations.
     agent = RLlibAgent(str(tmp_path / "ck"))

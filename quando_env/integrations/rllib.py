@@ -60,7 +60,6 @@ class TurnBasedEnv(MultiAgentEnv):
             self.observation_spaces[i] = spaces.Dict({OBS_KEY: space["observation"],
                                                       "action_mask": space["action_mask"]})
         self.action_spaces = {i: aec_env.action_space(name) for i, name in enumerate(self.names)}
-        self.next_seed = None
 
     def observe(self, seat: int) -> dict:
         ob = self.aec.observe(self.names[seat])
@@ -71,13 +70,8 @@ class TurnBasedEnv(MultiAgentEnv):
         return self.seat[self.aec.agent_selection]
 
     def reset(self, *, seed=None, options=None):
-        """A new game. As Gymnasium envs do, a seed given once seeds every later game too (RLlib seeds only
-        the first reset): game k after reset(seed=s) is dealt with seed s + k."""
-        if seed is not None:
-            self.next_seed = seed
-        self.aec.reset(seed=self.next_seed, options=options)
-        if self.next_seed is not None:
-            self.next_seed += 1
+        """A new game. RLlib seeds only the first reset; the AEC env goes on with that seed's stream."""
+        self.aec.reset(seed=seed, options=options)
         seat = self.to_move()
         return {seat: self.observe(seat)}, {seat: dict(self.aec.infos[self.names[seat]])}
 
