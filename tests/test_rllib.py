@@ -189,3 +189,5 @@ def test_selfplay_example_trains_checkpoints_and_evaluates(ray_local, tmp_path, 
     actions = agent.act(game.observe(), game.legal_action_mask)
     assert actions.shape == (5,) and game.legal_action_mask[np.arange(5), actions].all()
     assert ray_local.is_initialized()           # the example left the session's Ray running
+    with pytest.raises(FileNotFoundError, match="no module 'shared'"):
+        RLlibAgent(str(tmp_path))

@@ -17,8 +17,10 @@
 import os
 
 import numpy as np
+import torch
 from gymnasium import spaces
 from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
@@ -175,27 +177,23 @@ class CheckpointPolicy:
         self.module = module
 
     def act(self, obs, masks) -> np.ndarray:
-        import torch
-
         obs = np.asarray(obs, np.float32)
         masks = np.asarray(masks, np.float32)
         if obs.ndim != 2 or masks.ndim != 2 or obs.shape[0] != masks.shape[0]:
             raise ValueError(f"act takes obs (B, d) and masks (B, num_actions); got {obs.shape} and {masks.shape}")
         with torch.no_grad():
             out = self.module.forward_inference(
-                {"obs": {OBS_KEY: torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}})
-        return out["action_dist_inputs"].argmax(dim=-1).numpy().astype(np.int64)
+                {Columns.OBS: {OBS_KEY: torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}})
+        return out[Columns.ACTION_DIST_INPUTS].argmax(dim=-1).numpy().astype(np.int64)
 
     __call__ = act
 
 
 def load_policy(checkpoint: str, module_id: str = POLICY) -> CheckpointPolicy:
-    """The policy of a checkpoint that `Algorithm.save(checkpoint)` wrote (or of a module's own folder)."""
+    """The policy `module_id` of a checkpoint that `Algorithm.save(checkpoint)` wrote."""
     path = os.path.join(checkpoint, "learner_group", "learner", "rl_module", module_id)
     if not os.path.isdir(path):
-        path = checkpoint
-    if not os.path.isdir(path):
-        raise FileNotFoundError(f"no RLlib checkpoint at {checkpoint!r}")
+        raise FileNotFoundError(f"no module {module_id!r} in an RLlib checkpoint at {checkpoint!r} (looked for {path})")
     module = RLModule.from_checkpoint(path)
     module.eval()
     return CheckpointPolicy(module)
