@@ -12,10 +12,10 @@ by the seat to move; PettingZoo's closing step(None) calls are not moves):
   masked action spec;
 - RLlib's env (`quando_env.integrations.rllib.make_env`): its reset/step, a move drawn from the action mask;
 - OpenSpiel (`quando_env.integrations.openspiel.register()`, `pyspiel.load_game("python_<game>")`): states,
-  `legal_actions`, `apply_action`.
-Ratios are against `env()` and `raw_env()` of the same run; each row keeps its best of `--repeats`
-interleaved measurements. The CPU column counts moves per CPU-second of this process, which stays put when
-other work shares the machine. A library that is not installed, or an integration module not there yet,
+  `information_state_tensor`, `legal_actions`, `apply_action`; and once without the tensor, as search bots play.
+Every row but the last reads the mover's observation each move, as a learning agent would. Each row keeps its best of
+`--repeats` interleaved measurements; moves per CPU-second (this process's CPU time) stay put when other work
+shares the machine, so the ratios against `env()` and `raw_env()` of the same run are taken from them. A library that is not installed, or an integration module not there yet,
 gets a line saying so instead of a row.
 """
 import argparse
@@ -150,7 +150,9 @@ def rllib_env(game):
     return whole_games(lambda: env.reset()[0], step)
 
 
-def openspiel_states(game):
+def openspiel_states(game, tensors=True):
+    """OpenSpiel random play; `tensors`: the mover's information_state_tensor read each move (what RL agents
+    read; search bots such as ISMCTS only use legal_actions and apply_action)."""
     import pyspiel
 
     from quando_env.integrations import openspiel
@@ -159,6 +161,8 @@ def openspiel_states(game):
     spiel_game = pyspiel.load_game(openspiel.short_name(game), {"players": PLAYERS})   # a fresh deal per game
 
     def step(state, rng):
+        if tensors:
+            state.information_state_tensor()
         legal = state.legal_actions()
         state.apply_action(legal[int(rng.random() * len(legal))])
         return state, state.is_terminal()
@@ -182,7 +186,9 @@ def main(argv=None):
                     "Tianshou Collector, masked random policies": tianshou_collector,
                     "TorchRL PettingZooWrapper(env(), use_mask=True), rollout": torchrl_rollout,
                     "RLlib make_env (MultiAgentEnv over raw_env()), reset/step": rllib_env,
-                    f"OpenSpiel python_{game} states": openspiel_states}
+                    f"OpenSpiel python_{game}: information_state_tensor each move": openspiel_states,
+                    f"OpenSpiel python_{game}: legal_actions only (search bots)":
+                        lambda game: openspiel_states(game, tensors=False)}
     missing = []
     for name, build in integrations.items():
         try:
@@ -192,16 +198,16 @@ def main(argv=None):
     best = {}
     for r in range(args.repeats):
         for name, play in rows.items():
-            best[name] = max(best.get(name, (0.0, 0.0)), timed(play, args.seconds))
+            best[name] = max(best.get(name, (0.0, 0.0)), timed(play, args.seconds), key=lambda r: r[1])
         print(f"  repeat {r + 1}/{args.repeats} done", flush=True)
 
     print(f"\n{game}, {PLAYERS} players, random legal moves; best of {args.repeats} x {args.seconds:g} s per row\n")
-    print(f"| {'what':60s} | {'moves/s':>8s} | {'us/move':>8s} | {'vs env()':>8s} | {'vs raw_env()':>12s} "
-          f"| {'moves/CPU-s':>11s} |")
-    print(f"|{'-' * 62}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 14}|{'-' * 13}|")
+    print(f"| {'what':60s} | {'moves/s':>8s} | {'moves/CPU-s':>11s} | {'CPU us/move':>11s} | {'vs env()':>8s} "
+          f"| {'vs raw_env()':>12s} |")
+    print(f"|{'-' * 62}|{'-' * 10}|{'-' * 13}|{'-' * 13}|{'-' * 10}|{'-' * 14}|")
     for name, (rate, cpu_rate) in best.items():
-        print(f"| {name:60s} | {rate:8,.0f} | {1e6 / rate:8,.0f} | {ratio(rate, best[env][0]):>8s} "
-              f"| {ratio(rate, best[raw][0]):>12s} | {cpu_rate:11,.0f} |")
+        print(f"| {name:60s} | {rate:8,.0f} | {cpu_rate:11,.0f} | {1e6 / cpu_rate:11,.0f} "
+              f"| {ratio(cpu_rate, best[env][1]):>8s} | {ratio(cpu_rate, best[raw][1]):>12s} |")
     for line in missing:
         print(line)
     print("versions: " + ", ".join(f"{d} {version(d)}" for d in VERSIONS if installed(d)))
