@@ -6,13 +6,15 @@ raise on one). The checkpoint is then played by agents.rllib_agent.RLlibAgent in
 (seats rotating, game j seeded seed + j).
 
     python examples/rllib_selfplay.py --game cabo --iterations 20
-    python examples/rllib_selfplay.py --game help --iterations 200 --address HEAD_IP:6379 --env-runners 8
+    python examples/rllib_selfplay.py --game help --iterations 200 --address HEAD_IP:6379 --env-runners 8 \
+        --train-batch 4096
 """
 import argparse
 import math
 import os
 import time
 
+import ray
 from agents import make_agent
 from agents.evaluation import format_table, play_match
 from agents.rllib_agent import RLlibAgent
@@ -31,6 +33,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=None, help="players per game (default: the game's)")
     p.add_argument("--env-runners", type=int, default=None, help="parallel env runners (default 1): what scales "
                    "on a cluster")
+    p.add_argument("--train-batch", type=int, default=None, help="env steps per iteration (default 512): raise it "
+                   "with --env-runners, each runner samples its share")
     p.add_argument("--eval-games", type=int, default=200, help="games against each opponent (default 200)")
     p.add_argument("--seed", type=int, default=0, help="training and evaluation seed (default 0)")
     return p
@@ -47,6 +51,8 @@ def train(args, config: dict) -> str:
     cfg = ppo_config(args.game, **config).debugging(seed=args.seed)
     if args.env_runners is not None:
         cfg = cfg.env_runners(num_env_runners=args.env_runners)
+    if args.train_batch is not None:
+        cfg = cfg.training(train_batch_size_per_learner=args.train_batch)
     algo = cfg.build_algo()
     try:
         for i in range(1, args.iterations + 1):
@@ -78,12 +84,10 @@ def evaluate(args, checkpoint: str, config: dict) -> dict:
 
 def main(argv=None) -> dict:
     args = parser().parse_args(argv)
-    if args.iterations < 1 or args.eval_games < 1:
-        parser().error("--iterations and --eval-games must be at least 1")
+    if min(args.iterations, args.eval_games, args.train_batch or 1) < 1 or (args.env_runners or 0) < 0:
+        parser().error("--iterations, --eval-games and --train-batch must be at least 1, --env-runners at least 0")
     args.checkpoint_dir = args.checkpoint_dir or f"runs/rllib_{args.game}"
     config = {"num_players": args.players} if args.players else {}
-    import ray
-
     started_here = not ray.is_initialized()
     init_ray(args.address or "local")
     try:

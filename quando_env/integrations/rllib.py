@@ -1,16 +1,18 @@
 """Every game on RLlib (Ray's new API stack): a turn-based MultiAgentEnv, PPO self-play with action masks.
 
 - `make_env(game, **config)`: the game's PettingZoo AEC env (the raw one, which raises ValueError on an
-  illegal action, so a masking failure cannot hide) as an RLlib `MultiAgentEnv`. Only the agent to move
-  gets an observation; every step hands every agent the reward that fell to it, whoever moved (RLlib's
-  episode adds them up until that agent's next turn); at the end every agent gets its last observation
-  and the terminated/truncated flags with "__all__".
+  illegal action, so a masking failure cannot hide) as an RLlib `MultiAgentEnv` whose agents are the seats
+  0..n-1. Only the seat to move gets an observation; every step hands every seat the reward that fell to
+  it, whoever moved (RLlib's episode adds them up until that seat's next turn); at the end every seat gets
+  its last observation and the terminated/truncated flags with "__all__".
 - Observations are `{"observations": vector, "action_mask": mask}`: PettingZoo's key is "observation",
   RLlib's action-masking module reads "observations"; this module is the one place that renames it.
 - `register()` names the envs "quando_v0", "cabo_v0", "help_v0" for `config.environment("cabo_v0")`.
 - `ppo_config(game, **config)`: PPO with one shared self-play policy (every seat maps to it) on RLlib's
   `ActionMaskingTorchRLModule`, small defaults for 2 cores, and the metric "illegal_actions" counted from the
-  sampled actions against their masks. Override anything with the usual config methods.
+  sampled actions against their masks. Override anything with the usual config methods. RLlib's env
+  pre-check is off (it steps with an unmasked random action, which our env refuses) and a failing env
+  runner stops training instead of being restarted (so an illegal action is never papered over).
 - `load_policy(checkpoint)`: a trained policy as `act(obs, masks) -> actions` on numpy batches, so code
   without RLlib knowledge can evaluate it.
 """
