@@ -88,6 +88,7 @@ class KernelAgent(ParamAgent):
 
     greedy = False
     kernel = players_of = starts_of = None
+    values_kernel = None     # values_kernel(obs, masks, starts, n, prm, out, vals): actions and their ratings
 
     def act_batch(self, obs, masks):
         n = self.num_players or self.players_of(obs.shape[1])
@@ -95,3 +96,20 @@ class KernelAgent(ParamAgent):
         self.kernel(np.ascontiguousarray(obs, np.float32), np.ascontiguousarray(masks, np.bool_),
                     self.starts_of(n), n, self.prm, self.greedy, out)
         return out
+
+    def action_values(self, obs, masks) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, (B, num_actions) ratings of the legal actions, lower is better; inf for the illegal
+        ones): what the rollout search ranks its candidates by. The greedy player rates its choice 0 and
+        every other legal action 1."""
+        obs = np.ascontiguousarray(obs, np.float32)
+        masks = np.ascontiguousarray(masks, np.bool_)
+        n = self.num_players or self.players_of(obs.shape[1])
+        out = np.empty(obs.shape[0], np.int64)
+        vals = np.full((obs.shape[0], self.num_actions), np.inf)
+        if self.greedy:
+            self.kernel(obs, masks, self.starts_of(n), n, self.prm, True, out)
+            vals[masks] = 1.0
+            vals[np.arange(obs.shape[0]), out] = 0.0
+        else:
+            self.values_kernel(obs, masks, self.starts_of(n), n, self.prm, out, vals)
+        return out, vals

@@ -28,7 +28,8 @@ class SearchKit:
     action_values(obs, masks) -> (actions, values) ranking the candidates (lower value is better);
     players_of_obs: the player count of an observation length; always_try: actions searched whenever
     legal; playout(game, horizon): plays every game forward to its round's end (None: step playout_agent);
-    unfinished_points(game): (B, n) points of rounds cut off by the horizon.
+    unfinished_points(game): (B, n) points of rounds cut off by the horizon; points_are_good: the game's
+    points are wanted (Help!), so the search maximizes them instead of minimizing.
     """
 
     game_class: type
@@ -38,6 +39,7 @@ class SearchKit:
     playout: Callable | None = None
     playout_agent: Agent | None = None
     unfinished_points: Callable | None = None
+    points_are_good: bool = False
 
 
 class RolloutAgent(Agent):
@@ -136,7 +138,7 @@ class RolloutAgent(Agent):
         over = vg.current_player < 0
         pts = vg.round_points if over.all() else np.where(over[:, None], vg.round_points,
                                                            self.kit.unfinished_points(vg))
-        pts = pts.astype(np.float64)
+        pts = pts.astype(np.float64) * (-1.0 if self.kit.points_are_good else 1.0)
         score = pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)
         if self.game_weight:      # a round that ends the game (R19) with the agent not lowest costs extra
             tot = vg.totals

@@ -1,7 +1,23 @@
 """Help!'s own agents: the heuristic (a careful human-like player) and the greedy baseline ("smallest card
-that fits"), both numba over the observation alone."""
+that fits"), both numba over the observation alone, and what the generic rollout search needs of Help!."""
+import numpy as np
+
+from quando_env.help import VectorGame
+
+from ..rollout import SearchKit
 from .heuristic import GreedyAgent, HeuristicAgent, players_from_obs_dim
 
 AGENTS = {"greedy": GreedyAgent, "heuristic": HeuristicAgent}
 
-__all__ = ["AGENTS", "GreedyAgent", "HeuristicAgent", "players_from_obs_dim"]
+
+def search_kit(playout_agent=None) -> SearchKit:
+    """The rollout search on Help! (worlds from quando_env.help.determinize): the heuristic ranks the
+    candidates and plays the worlds out (another playout_agent may be given); a round cut off by a horizon
+    counts no points."""
+    playout_agent = playout_agent or HeuristicAgent()
+    return SearchKit(game_class=VectorGame, prior=HeuristicAgent(), players_of_obs=players_from_obs_dim,
+                     playout_agent=playout_agent, points_are_good=True,
+                     unfinished_points=lambda game: np.zeros((game.num_games, game.num_players), np.int64))
+
+
+__all__ = ["AGENTS", "GreedyAgent", "HeuristicAgent", "players_from_obs_dim", "search_kit"]

@@ -7,7 +7,7 @@ leave the next player (who asks it first, R16) a row it can play on.
 HeuristicAgent (deterministic) plays like a careful human:
 
 - Play (a normal turn, and the received card of R19): it rates every legal play by what its hand is
-  then worth to keep (a number its value 1..11, a Switch 20, a Wild 21, a Zap 22, a No! 23), less the
+  then worth to keep (a number its value 1..11, a Switch 20, a Wild 21, a Zap 22, a No! 23.5), less the
   risk of the row it leaves: the next player holds no play on it with probability about
   p_no_special * (share of number cards at most the row's last value) ** 4, and then asks it, which costs
   `exchange` (a good card out, a poor one back) plus `fail` times the chance it holds nothing givable
@@ -18,8 +18,14 @@ HeuristicAgent (deterministic) plays like a careful human:
   it (a Wild, else the last card, which also lowers the row) for its lowest number that fits; a Wild goes
   inside the row when a gap allows, so the last value stays; the No! is kept longest. It asks for help
   only when it must (R9).
-- Helping: it gives the givable kind it values least for its own future: its lowest givable number, then
-  Switch, Wild, Zap, and a No! last (a No! would also let the asker skip, so the next stuck player asks it).
+- A No! is not played, unless nothing else is legal, when all other seats but one already have a No! in
+  front: that one seat, once stuck, would find no helper and score alone (R20b), while the No! kept in
+  hand is always givable.
+- Helping: the asker must play the gift at once (R19) and its hand was all low (it was stuck), so the
+  player after it, if stuck on the gift, asks the asker, who likely cannot help, and that failure scores
+  for me. So it gives its highest givable number; without one, the special it values least for its own
+  future: a Wild (the asker may still leave the row high), then Switch, Zap, and a No! last (a No! would
+  let the asker skip, so the next stuck player asks me).
 - Giving back: the kind it values least (its lowest number; a No! is never returned, R18).
 
 GreedyAgent is the simple baseline ("smallest card that fits"): the first legal action in action order,
@@ -32,7 +38,7 @@ from numba import njit
 from quando_env.help.cards import (ASK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_VALUE,
                                    NUM_ACTIONS, NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
 from quando_env.help.engine import NUM_PHASES, PH_BACK, PH_GIVE
-from quando_env.help.observation import O_OWN, O_PHASE, O_ROW, O_ROWLEN, obs_dim, offset_vector
+from quando_env.help.observation import O_FRESH, O_OWN, O_PHASE, O_ROW, O_ROWLEN, O_SPENT, obs_dim, offset_vector
 
 from ..base import KernelAgent, player_counter
 
@@ -43,22 +49,24 @@ DEFAULTS = {
     "switch": 20.0,
     "wild": 21.0,
     "zap": 22.0,
-    "no": 23.0,
+    "no": 23.5,
     # The risk of the row I leave: how likely the next player holds no special card, what being asked
     # costs me, and what a failed help costs me on top (no point this round).
     "p_no_special": 0.45,
-    "exchange": 20.0,
+    "exchange": 15.0,
     "fail": 40.0,
     "hand_size": 4.0,     # the game's hand size (the observation gives my cards per kind / hand size)
-    # What a special card is worth to keep when helping (the least worth is given; numbers: their value).
+    # What a special card is worth to keep when helping (numbers go first, the highest; then the least worth).
     "give_switch": 20.0,
-    "give_wild": 21.0,
+    "give_wild": 12.0,
     "give_zap": 22.0,
     "give_no": 23.0,
+    # Cost of a No! that would leave a single seat without a No! in front (R20b: it could score alone).
+    "no_crowd": 30.0,
 }
 (P_SWITCH, P_WILD, P_ZAP, P_NO, P_NOSPEC, P_EXCHANGE, P_FAIL, P_HAND, P_GIVE_SWITCH, P_GIVE_WILD, P_GIVE_ZAP,
- P_GIVE_NO) = range(len(DEFAULTS))
-P_GIVE = P_GIVE_SWITCH       # the helper's worths: prm[P_GIVE:] read like the player's prm[P_SWITCH:]
+ P_GIVE_NO, P_NO_CROWD) = range(len(DEFAULTS))
+P_GIVE = P_GIVE_SWITCH       # the helper's worths: prm[P_GIVE + P_WILD] is the helper's Wild, and so on
 
 
 players_from_obs_dim = player_counter(obs_dim, range(3, 6))
@@ -88,31 +96,18 @@ def _read_row(o, off, vals, wild):
 
 
 @njit(cache=True)
-def _kind_worth(k, prm):
-    """What a card of kind k is worth to keep: a number its value, a special its parameter."""
+def _kind_worth(k, prm, base=0):
+    """What a card of kind k is worth to keep: a number by its value, a special its parameter (read from
+    prm[base + P_SWITCH ...]: the player's worths at base 0, the helper's at P_GIVE)."""
     if k < K_WILD:
         return k + 1.0
     if k == K_WILD:
-        return prm[P_WILD]
+        return prm[base + P_WILD]
     if k == K_SWITCH:
-        return prm[P_SWITCH]
+        return prm[base + P_SWITCH]
     if k == K_ZAP:
-        return prm[P_ZAP]
-    return prm[P_NO]
-
-
-@njit(cache=True)
-def _least_worth(m, base, prm):
-    """The legal action base + k whose kind k is worth least (ties: the lower kind), or -1."""
-    best = -1
-    best_w = 1e18
-    for k in range(NUM_KINDS):
-        if m[base + k]:
-            w = _kind_worth(k, prm)
-            if w < best_w:
-                best_w = w
-                best = base + k
-    return best
+        return prm[base + P_ZAP]
+    return prm[base + P_NO]
 
 
 @njit(cache=True)
@@ -170,11 +165,12 @@ def _rate(cnt, last, cleared, protected, held, prm):
 
 
 @njit(cache=True)
-def _choose_play(o, m, off, prm):
-    """The play of a normal turn or of the received card that leaves me best placed (see `_rate`)."""
-    vals = np.zeros(ROW_CAP, np.int64)
+def _play_values(o, m, off, n, prm, vals):
+    """Rate every legal play of a normal turn or of the received card by how well it leaves me placed (see
+    `_rate`): vals[a] = -rating."""
+    rvals = np.zeros(ROW_CAP, np.int64)
     wild = np.zeros(ROW_CAP, np.bool_)
-    nrow = _read_row(o, off, vals, wild)
+    nrow = _read_row(o, off, rvals, wild)
     row_max = ROW_CAP
     if nrow > 0 and o[off[O_ROWLEN]] > 0:
         row_max = int(round(nrow / o[off[O_ROWLEN]]))
@@ -185,66 +181,77 @@ def _choose_play(o, m, off, prm):
         x = o[off[O_OWN] + k]
         cnt[k] = max(1, int(round(x * h))) if x > 0 else 0
         held += cnt[k]
-    last = vals[nrow - 1] if nrow > 0 else 0
-    best = -1
-    best_r = -1e18
+    last = rvals[nrow - 1] if nrow > 0 else 0
     for a in range(ASK):
         if not m[a]:
             continue
         if a < WILD:                                   # a number at the end
             k = a - PLAY
             cnt[k] -= 1
-            new_len = nrow + 1
-            new_last = k + 1
-            r = _rate(cnt, new_last, new_len >= row_max, False, held - 1, prm)
+            r = _rate(cnt, k + 1, nrow + 1 >= row_max, False, held - 1, prm)
             cnt[k] += 1
         elif a < SWITCH:                               # a Wild at slot s
             s = a - WILD
             cnt[K_WILD] -= 1
-            new_len = nrow + 1
-            new_last = last if s < nrow else last + 1
-            r = _rate(cnt, new_last, new_len >= row_max, False, held - 1, prm)
+            r = _rate(cnt, last if s < nrow else last + 1, nrow + 1 >= row_max, False, held - 1, prm)
             cnt[K_WILD] += 1
         elif a < ZAP:                                  # Switch: take slot s, put v
             s, kv = divmod(a - SWITCH, 11)
-            taken = K_WILD if wild[s] else vals[s] - 1
+            taken = K_WILD if wild[s] else rvals[s] - 1
             cnt[K_SWITCH] -= 1
             cnt[kv] -= 1
             cnt[taken] += 1
-            new_last = kv + 1 if s == nrow - 1 else last
-            r = _rate(cnt, new_last, False, False, held - 1, prm)
+            r = _rate(cnt, kv + 1 if s == nrow - 1 else last, False, False, held - 1, prm)
             cnt[taken] -= 1
             cnt[kv] += 1
             cnt[K_SWITCH] += 1
         elif a == ZAP:
             cnt[K_ZAP] -= 1
-            r = _rate(cnt, vals[nrow - 2] if nrow >= 2 else 0, False, False, held - 1, prm)
+            r = _rate(cnt, rvals[nrow - 2] if nrow >= 2 else 0, False, False, held - 1, prm)
             cnt[K_ZAP] += 1
         else:                                          # No!: I skip, and nobody can ask me meanwhile
             cnt[K_NO] -= 1
             r = _rate(cnt, last, False, True, held - 1, prm)
             cnt[K_NO] += 1
-        if r > best_r:
-            best_r = r
-            best = a
-    if best >= 0:
-        return best
-    if m[ASK]:
-        return ASK
-    return _first_legal(m)
+            others = 0                                 # R20b: seats that could no longer be helped
+            for q in range(1, n):
+                others += o[off[O_FRESH] + q] > 0.5 or o[off[O_SPENT] + q] > 0.5
+            if others >= n - 2:
+                r -= prm[P_NO_CROWD]
+        vals[a] = -r
+
+
+@njit(cache=True)
+def values(o, m, off, n, prm, vals):
+    """The heuristic's rating of every legal action of observation o (lower is better; illegal ones stay as
+    given): plays by `_play_values`; gifts the highest number first (rated minus its value), then the special
+    worth least to the helper; give-backs by what the card is worth to me; asking 0."""
+    ph = _one_hot(o, off[O_PHASE], NUM_PHASES)
+    if ph == PH_GIVE:
+        for k in range(NUM_KINDS):
+            if m[GIVE + k]:
+                vals[GIVE + k] = -(k + 1.0) if k < MAX_VALUE else _kind_worth(k, prm, P_GIVE)
+    elif ph == PH_BACK:
+        for k in range(NUM_KINDS):
+            if m[GIVE_BACK + k]:
+                vals[GIVE_BACK + k] = _kind_worth(k, prm)
+    else:
+        _play_values(o, m, off, n, prm, vals)
+        if m[ASK]:
+            vals[ASK] = 0.0
 
 
 @njit(cache=True)
 def decide(o, m, off, n, prm):
-    """The heuristic's action for one observation o with mask m."""
-    ph = _one_hot(o, off[O_PHASE], NUM_PHASES)
-    if ph == PH_GIVE:
-        a = _least_worth(m, GIVE, prm[P_GIVE:])
-    elif ph == PH_BACK:
-        a = _least_worth(m, GIVE_BACK, prm)
-    else:
-        a = _choose_play(o, m, off, prm)
-    return a if a >= 0 else _first_legal(m)
+    """The heuristic's action for one observation o with mask m: the best-rated legal action (the first in
+    action order on a tie)."""
+    vals = np.full(NUM_ACTIONS, np.inf)
+    values(o, m, off, n, prm, vals)
+    best = _first_legal(m)
+    for a in range(NUM_ACTIONS):
+        if m[a] and vals[a] < vals[best]:
+            best = a
+    return best
 
 
 @njit(cache=True)
@@ -252,6 +259,13 @@ def greedy_decide(o, m, off, n, prm):
     """GreedyAgent's action: the first legal action, which is the smallest fitting number when one fits,
     else the first legal Wild slot, Switch, Zap, No!, ask, give or give back in action order."""
     return _first_legal(m)
+
+
+@njit(cache=True)
+def values_kernel(obs, masks, off, n, prm, out, vals):
+    for i in range(obs.shape[0]):
+        values(obs[i], masks[i], off, n, prm, vals[i])
+        out[i] = decide(obs[i], masks[i], off, n, prm)
 
 
 @njit(cache=True)
@@ -267,9 +281,9 @@ class HeuristicAgent(KernelAgent):
     num_actions = NUM_ACTIONS
     defaults = DEFAULTS
     kernel = staticmethod(heuristic_kernel)
+    values_kernel = staticmethod(values_kernel)
     players_of = staticmethod(players_from_obs_dim)
     starts_of = staticmethod(offset_vector)
-
 
 
 class GreedyAgent(HeuristicAgent):
