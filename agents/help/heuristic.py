@@ -12,12 +12,13 @@ HeuristicAgent (deterministic) plays like a careful human:
   p_no_special * (share of number cards at most the row's last value) ** 4, and then asks it, which costs
   `exchange` (a good card out, a poor one back) plus `fail` times the chance it holds nothing givable
   even after its refill. A play that completes the row (R7) or a No! (nobody asks it while the No! lies,
-  D6) carries no such risk. In effect: the smallest number that fits (the smallest gap above the row's
-  last value), keeping high numbers and specials; a special only when no number fits, or when the only
-  fitting numbers would leave a high row it could not help on; a Switch takes the row card worth most to
-  it (a Wild, else the last card, which also lowers the row) for its lowest number that fits; a Wild goes
-  inside the row when a gap allows, so the last value stays; the No! is kept longest. It asks for help
-  only when it must (R9).
+  D6) carries no such risk. When the next player to move was the round's latest asker, it kept three
+  cards of a hand that could not play, so its chance of being stuck counts `weak` (2) times. In effect:
+  the smallest number that fits (the smallest gap above the row's last value), keeping high numbers and
+  specials; a special only when no number fits, or when the only fitting numbers would leave a high row
+  it could not help on; a Switch takes the row card worth most to it (a Wild, else the last card, which
+  also lowers the row) for its lowest number that fits; a Wild goes inside the row when a gap allows, so
+  the last value stays; the No! is kept longest. It asks for help only when it must (R9).
 - A No! is not played, unless nothing else is legal, when all other seats but one already have a No! in
   front: that one seat, once stuck, would find no helper and score alone (R20b), while the No! kept in
   hand is always givable.
@@ -38,7 +39,7 @@ from numba import njit
 from quando_env.help.cards import (ASK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_VALUE,
                                    NUM_ACTIONS, NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
 from quando_env.help.engine import NUM_PHASES, PH_BACK, PH_GIVE
-from quando_env.help.observation import O_FRESH, O_OWN, O_PHASE, O_ROW, O_ROWLEN, O_SPENT, obs_dim, offset_vector
+from quando_env.help.observation import O_ASKER, O_DIR, O_FRESH, O_OWN, O_PHASE, O_ROW, O_ROWLEN, O_SPENT, obs_dim, offset_vector
 
 from ..base import KernelAgent, player_counter
 
@@ -63,9 +64,11 @@ DEFAULTS = {
     "give_no": 23.0,
     # Cost of a No! that would leave a single seat without a No! in front (R20b: it could score alone).
     "no_crowd": 30.0,
+    # How much likelier to be stuck the next player is when it asked for help last (its hand was all low).
+    "weak": 2.0,
 }
 (P_SWITCH, P_WILD, P_ZAP, P_NO, P_NOSPEC, P_EXCHANGE, P_FAIL, P_HAND, P_GIVE_SWITCH, P_GIVE_WILD, P_GIVE_ZAP,
- P_GIVE_NO, P_NO_CROWD) = range(len(DEFAULTS))
+ P_GIVE_NO, P_NO_CROWD, P_WEAK) = range(len(DEFAULTS))
 P_GIVE = P_GIVE_SWITCH       # the helper's worths: prm[P_GIVE + P_WILD] is the helper's Wild, and so on
 
 
@@ -151,7 +154,7 @@ def _p_cannot_give(cnt, last, held, hand_size):
 
 
 @njit(cache=True)
-def _rate(cnt, last, cleared, protected, held, prm):
+def _rate(cnt, last, cleared, protected, held, prm, weak=1.0):
     """How good my position is after a play (higher is better): what my hand is worth to keep, less the
     risk that the next player cannot play and asks me (an exchange costs me a good card; failing to give
     ends the round with no point for me)."""
@@ -160,7 +163,7 @@ def _rate(cnt, last, cleared, protected, held, prm):
         worth += cnt[k] * _kind_worth(k, prm)
     if cleared or protected:
         return worth
-    ps = _p_stuck(last, prm)
+    ps = min(1.0, _p_stuck(last, prm) * weak)
     return worth - ps * (prm[P_EXCHANGE] + prm[P_FAIL] * _p_cannot_give(cnt, last, held, prm[P_HAND]))
 
 
@@ -182,18 +185,23 @@ def _play_values(o, m, off, n, prm, vals):
         cnt[k] = max(1, int(round(x * h))) if x > 0 else 0
         held += cnt[k]
     last = rvals[nrow - 1] if nrow > 0 else 0
+    d = 1 if o[off[O_DIR]] > 0.5 else -1           # the next seat to play (fresh No!s are skipped, R8)
+    nxt = d % n
+    while nxt != 0 and o[off[O_FRESH] + nxt] > 0.5:
+        nxt = (nxt + d) % n
+    weak = prm[P_WEAK] if o[off[O_ASKER] + nxt] > 0.5 else 1.0
     for a in range(ASK):
         if not m[a]:
             continue
         if a < WILD:                                   # a number at the end
             k = a - PLAY
             cnt[k] -= 1
-            r = _rate(cnt, k + 1, nrow + 1 >= row_max, False, held - 1, prm)
+            r = _rate(cnt, k + 1, nrow + 1 >= row_max, False, held - 1, prm, weak)
             cnt[k] += 1
         elif a < SWITCH:                               # a Wild at slot s
             s = a - WILD
             cnt[K_WILD] -= 1
-            r = _rate(cnt, last if s < nrow else last + 1, nrow + 1 >= row_max, False, held - 1, prm)
+            r = _rate(cnt, last if s < nrow else last + 1, nrow + 1 >= row_max, False, held - 1, prm, weak)
             cnt[K_WILD] += 1
         elif a < ZAP:                                  # Switch: take slot s, put v
             s, kv = divmod(a - SWITCH, 11)
@@ -201,13 +209,13 @@ def _play_values(o, m, off, n, prm, vals):
             cnt[K_SWITCH] -= 1
             cnt[kv] -= 1
             cnt[taken] += 1
-            r = _rate(cnt, kv + 1 if s == nrow - 1 else last, False, False, held - 1, prm)
+            r = _rate(cnt, kv + 1 if s == nrow - 1 else last, False, False, held - 1, prm, weak)
             cnt[taken] -= 1
             cnt[kv] += 1
             cnt[K_SWITCH] += 1
         elif a == ZAP:
             cnt[K_ZAP] -= 1
-            r = _rate(cnt, rvals[nrow - 2] if nrow >= 2 else 0, False, False, held - 1, prm)
+            r = _rate(cnt, rvals[nrow - 2] if nrow >= 2 else 0, False, False, held - 1, prm, weak)
             cnt[K_ZAP] += 1
         else:                                          # No!: I skip, and nobody can ask me meanwhile
             cnt[K_NO] -= 1
