@@ -104,8 +104,10 @@ def test_env_seeded_once_is_reproducible():
 def test_bad_game_and_options_fail_before_ray():
     with pytest.raises(ValueError, match="unknown game"):
         rllib.ppo_config("poker")
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(ValueError, match="num_players=99 is not allowed"):
         rllib.ppo_config("cabo", num_players=99)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['colour'\]"):
+        rllib.ppo_config("help", colour="red")
 
 
 def test_register_names_every_game():
