@@ -56,6 +56,25 @@ def test_agents_choose_legal_actions_at_every_decision(n, agent):
     assert {0, 1, 2, 3, 4} <= phases        # open, play, give, give back, play received were all met
 
 
+def test_agents_decide_from_what_they_observe():
+    """Worlds that differ in everything the mover has not seen (other hands, the draw pile, dealt anew by the
+    determinization) get the same decision as the real game from every agent."""
+    g = VectorGame(16, seed=5, num_players=4)
+    worlds = VectorGame(8, seed=0, autoreset=False, num_players=4, episode="round")
+    agents = [HeuristicAgent(), GreedyAgent()]
+    differ = 0
+    for step in range(40):
+        obs, masks = g.observe(), g.legal_action_mask
+        for i in range(0, 16, 4):
+            worlds.load_states(VectorGame.sample_states(obs[i], 8, g.config, seed=step))
+            wobs, wmasks = worlds.observe(players=np.zeros(8, np.int64)), worlds.legal_action_mask
+            differ += len({w["hand"][1:4].tobytes() for w in worlds.states}) > 1
+            for agent in agents:
+                assert (agent.act(wobs, wmasks) == agent.act(obs[i], masks[i])).all()
+        g.step(g.sample_actions())
+    assert differ > 100
+
+
 def test_heuristic_beats_random_and_greedy():
     """Against three random players the heuristic wins clearly more than its share (four random players win
     about 0.31 each, ties shared), and more than the greedy baseline in the same seats and games."""
