@@ -12,16 +12,21 @@ def init_ray(address: str | None = "local", num_cpus: int | None = None, **kwarg
     """Connect to Ray: `"local"` (or None) starts a Ray on this machine, listening on loopback only, with
     `num_cpus` CPUs (default: all); any other address joins that cluster (`ray start --head` prints it).
     Returns what `ray.init` returns."""
-    if address in (None, "local"):
+    local = address in (None, "local")
+    if local:
         # Ray binds a local instance to the machine's network address unless told it is a one-machine
-        # Ray (the switch it uses on Windows and macOS): keep a local run off the network.
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-        address = None
+        # Ray (the switch it uses on Windows and macOS). Its workers read the switch from the environment;
+        # this process read it when it first imported ray, which may have been before this call.
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     import ray
 
     if ray.is_initialized():
         return ray.get_runtime_context()
+    if local:
+        from ray._private import ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
     options = {"include_dashboard": False, "log_to_driver": False, **kwargs}
-    if address is None:
+    if local:
         return ray.init(num_cpus=num_cpus, **options)
     return ray.init(address=address, **options)
