@@ -12,6 +12,7 @@ from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 import quando_env
+from agents import make_agent
 from agents.rllib_agent import RLlibAgent
 from quando_env.integrations import rllib
 
@@ -186,7 +187,8 @@ def test_selfplay_example_trains_checkpoints_and_evaluates(ray_local, tmp_path, 
     assert f"win rates: against random {rates['random']:.3f}, against heuristic {rates['heuristic']:.3f}" in out
     assert set(rates) == {"random", "heuristic"} and all(0.0 <= r <= 1.0 for r in rates.values())
     # The checkpoint plays as an agent: legal actions on a batch of real observations.
-    agent = RLlibAgent(str(tmp_path / "ck"))
+    agent = make_agent(f"rllib:{tmp_path / 'ck'}", game="help")
+    assert isinstance(agent, RLlibAgent)
     game = quando_env.help_v0.VectorGame(5, seed=0)
     actions = agent.act(game.observe(), game.legal_action_mask)
     assert actions.shape == (5,) and game.legal_action_mask[np.arange(5), actions].all()
