@@ -39,7 +39,8 @@ from numba import njit
 from quando_env.help.cards import (ASK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_VALUE,
                                    NUM_ACTIONS, NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
 from quando_env.help.engine import NUM_PHASES, PH_BACK, PH_GIVE
-from quando_env.help.observation import O_ASKER, O_DIR, O_FRESH, O_OWN, O_PHASE, O_ROW, O_ROWLEN, O_SPENT, obs_dim, offset_vector
+from quando_env.help.observation import (O_ASKER, O_DIR, O_FRESH, O_OWN, O_PHASE, O_ROW, O_ROWLEN, O_SPENT, obs_dim,
+                                         offset_vector)
 
 from ..base import KernelAgent, player_counter
 
