@@ -12,6 +12,7 @@ from quando_env.cabo import VectorGame
 from quando_env.cabo import engine as E
 from quando_env.cabo.cards import JACK, KNOCK, NO_KNOCK, NUM_CARDS, PASS, QUEEN, SNAP, rank
 from quando_env.cabo.determinize import sample_states, sample_worlds
+from rollout_checks import rollout_plays_legal_moves
 
 K = 6   # worlds per observation
 
@@ -203,20 +204,8 @@ def test_action_values_rank_the_heuristics_choice_first():
 
 def test_rollout_agent_chooses_legal_actions_in_a_game_and_a_batch():
     agent = RolloutAgent(kit=search_kit(), samples=8, knock_samples=8, seed=0)
-    h = HeuristicAgent()
     game = VectorGame(6, seed=4, num_players=3, episode="round", autoreset=False)
-    searched = 0
-    while (game.current_player >= 0).any():
-        live = np.flatnonzero(game.current_player >= 0)
-        obs, masks = game.observe(games=live), game.legal_action_mask[live]
-        acts = h.act(obs, masks)
-        mine = np.flatnonzero(game.current_player[live] == 0)
-        if mine.size:
-            acts[mine] = agent.act(obs[mine], masks[mine])
-            searched += (masks[mine].sum(axis=1) > 1).sum()
-        assert masks[np.arange(live.size), acts].all()
-        game.step(acts, games=live)
-    assert searched > 20
+    assert rollout_plays_legal_moves(game, agent, HeuristicAgent()) > 20
     one = VectorGame(1, seed=9, num_players=2)
     for _ in range(30):                                   # one observation at a time, by make_agent
         a = make_agent("rollout", game="cabo", seed=1, samples=4, knock_samples=4).act(one.observe()[0],

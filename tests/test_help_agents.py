@@ -12,6 +12,7 @@ from agents.rollout import RolloutAgent
 from quando_env.help import VectorGame
 from quando_env.help.cards import CODES, FULL_DECK, NO, give_action, play_action, switch_action, wild_action
 from quando_env.help.observation import obs_dim
+from rollout_checks import rollout_plays_legal_moves
 
 ALL = [CODES[k] for k in FULL_DECK]
 
@@ -139,20 +140,8 @@ def test_rollout_agent_chooses_legal_actions_in_a_game_and_a_batch():
     """The rollout search (worlds from the determinization, heuristic play-outs) on Help!: legal choices in a
     batch of games and one observation at a time through make_agent."""
     agent = RolloutAgent(kit=search_kit(), samples=8, seed=0)
-    h = HeuristicAgent()
     game = VectorGame(6, seed=4, num_players=3, episode="round", autoreset=False)
-    searched = 0
-    while (game.current_player >= 0).any():
-        live = np.flatnonzero(game.current_player >= 0)
-        obs, masks = game.observe(games=live), game.legal_action_mask[live]
-        acts = h.act(obs, masks)
-        mine = np.flatnonzero(game.current_player[live] == 0)
-        if mine.size:
-            acts[mine] = agent.act(obs[mine], masks[mine])
-            searched += (masks[mine].sum(axis=1) > 1).sum()
-        assert masks[np.arange(live.size), acts].all()
-        game.step(acts, games=live)
-    assert searched > 5
+    assert rollout_plays_legal_moves(game, agent, HeuristicAgent()) > 5
     one = VectorGame(1, seed=9, num_players=5)
     rollout = make_agent("rollout", game="help", seed=1, samples=4)
     for _ in range(30):

@@ -258,24 +258,9 @@ class HeuristicAgent(KernelAgent):
     num_actions = NUM_ACTIONS
     defaults = DEFAULTS
     kernel = staticmethod(heuristic_kernel)
+    values_kernel = staticmethod(values_kernel)   # action_values: what the rollout search ranks by (`values`)
     players_of = staticmethod(players_from_obs_dim)
     starts_of = staticmethod(offset_vector)
-
-    def action_values(self, obs, masks) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, (B, NUM_ACTIONS) ratings of the legal actions, lower is better; inf for the illegal ones):
-        what the rollout search ranks its candidates by (see `values`)."""
-        obs = np.ascontiguousarray(obs, np.float32)
-        masks = np.ascontiguousarray(masks, np.bool_)
-        n = self.num_players or players_from_obs_dim(obs.shape[1])
-        out = np.empty(obs.shape[0], np.int64)
-        vals = np.full((obs.shape[0], NUM_ACTIONS), np.inf)
-        if self.greedy:
-            heuristic_kernel(obs, masks, offset_vector(n), n, self.prm, True, out)
-            vals[masks] = 1.0
-            vals[np.arange(obs.shape[0]), out] = 0.0
-        else:
-            values_kernel(obs, masks, offset_vector(n), n, self.prm, out, vals)
-        return out, vals
 
 
 class GreedyAgent(HeuristicAgent):

@@ -36,41 +36,23 @@ import numpy as np
 from numba import njit
 
 from .. import rng
+from ..core import Layout
+from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import CARD_RANKS, JACK, NUM_CARDS, NUM_SLOTS, QUEEN
-from .observation import obs_dim, offsets
+from .observation import layout
 
 _STOCK, _SLOT, _DRAWN = 0, 1, 2      # kinds of unseen places
+_LAYOUT = Layout(layout)
 
 
 def _decode(obs, config):
     """One template record with everything the observation shows, the unseen cards, the places they can go
     (kind, a, b) and whether the first place is a drawn card that must not be a Queen (1) or a Jack (2)."""
     n = config.num_players
-    obs = np.asarray(obs, np.float32)
-    if obs.ndim != 1 or obs.shape[0] != obs_dim(n):
-        raise ValueError(f"the observation has shape {obs.shape}: a {n}-player Cabo observation is a vector of "
-                         f"{obs_dim(n)}")
-    off = offsets(n)
-
-    def sec(name):
-        a, b = off[name]
-        return obs[a:b]
-
-    def one(name, what):
-        hot = np.flatnonzero(sec(name) > 0.5)
-        if hot.size > 1:
-            raise ValueError(f"the observation's {what} is not one-hot")
-        return int(hot[0]) if hot.size else -1
-
-    def count(x, scale):
-        return np.rint(np.asarray(x, np.float64) * scale).astype(np.int64)
-
-    phase = one("phase", "phase")
-    if phase < 0:
-        raise ValueError("the observation has no phase: is it a Cabo observation?")
-    if phase == E.PH_OVER:
-        raise ValueError("cannot sample states for an observation of a finished episode")
+    rd = ObsReader(_LAYOUT, obs, n, "Cabo")
+    sec, one, count = rd.sec, rd.one, rd.count
+    phase = rd.phase(E.PH_OVER)
     t = np.zeros(1, E.STATE_DTYPE)
     s = t[0]
     s["slot"][:] = -1
