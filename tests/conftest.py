@@ -11,10 +11,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     import numba
 
     numba.set_num_threads(1)
-    # Processes the tests start (notebook kernels, examples) inherit one numba thread too: numba's spinning
-    # OpenMP threads beside the other worker made the PPO notebook 15x slower. Set after numba's import,
-    # which read the full count, so tests that compare thread counts can still raise it in this process.
-    os.environ["NUMBA_NUM_THREADS"] = "1"
 
 
 import pytest  # noqa: E402

@@ -10,7 +10,13 @@ NOTEBOOKS = os.path.join(os.path.dirname(__file__), "..", "notebooks")
 
 def run(name, tmp_path):
     nb = nbformat.read(os.path.join(NOTEBOOKS, name), as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    env = dict(os.environ)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # One numba thread per kernel, as conftest gives each worker: two spinning OpenMP pools beside the
+        # other worker made the PPO notebook 15x slower (300 s instead of 20).
+        env["NUMBA_NUM_THREADS"] = "1"
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute(
+        env=env)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     images = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     return text, images
