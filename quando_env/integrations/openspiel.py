@@ -227,15 +227,20 @@ class OpenSpielState(pyspiel.State):
     """One game: its state record's bytes (dealt on first use from `_deal_seed`), the seat offset, the player
     to move (kept, as search asks it at every step), and the summed and last rewards per OpenSpiel player."""
 
-    def __init__(self, game: OpenSpielGame, deal_seed: int):
+    def __init__(self, game: OpenSpielGame, deal_seed: int, world: bytes | None = None, offset: int = 0,
+                 returns: tuple | None = None, rewards: tuple | None = None):
+        """A new game dealt from `deal_seed`, or (resample_from_infostate) a sampled `world` record whose
+        engine seat 0 is OpenSpiel player `offset`, carrying the rewards so far."""
         super().__init__(game)
         n = game.engine.num_players
         self._deal_seed = deal_seed
         self._record = None
         self._player = None
-        self._offset = 0
-        self._returns = (0.0,) * n
-        self._rewards = (0.0,) * n
+        self._offset = offset
+        self._returns = returns or (0.0,) * n
+        self._rewards = rewards or (0.0,) * n
+        if world is not None:
+            self._hold(world)
 
     def _engine(self):
         """The game's engine holding this state."""
@@ -303,12 +308,7 @@ class OpenSpielState(pyspiel.State):
         engine = game.engine
         seed = int(probability_sampler() * 2 ** 53)
         record = engine.sample_states(self.observation_vector(player_id), 1, engine.config, seed)
-        world = OpenSpielState(game, self._deal_seed)
-        world._offset = int(player_id)
-        world._hold(record.tobytes())
-        world._returns = self._returns
-        world._rewards = self._rewards
-        return world
+        return OpenSpielState(game, self._deal_seed, record.tobytes(), int(player_id), self._returns, self._rewards)
 
     def __reduce__(self):
         # as for the game: pyspiel's own pickling wants Game::GetRNGState; the state's serialization is exact
