@@ -114,11 +114,17 @@ class RolloutAgent(Agent):
         keep.update(a for a in self.kit.always_try if mask[a])
         return np.array(sorted(keep), np.int64)
 
+    def worlds(self, obs, i, k, cfg, seed):
+        """k worlds for row i of this act call's observations: the game's determinization of obs[i] (the
+        agent as seat 0). Experiments override it to give the search other worlds, e.g. the true one to
+        measure what seeing hidden cards is worth (benchmarks/help_ceiling.py)."""
+        return self.kit.game_class.sample_states(obs[i], k, cfg, seed=seed)
+
     def _search(self, obs, chunk, n, out):
         cfg = self._config(n)
         states, first = [], []
         for i, acts, k, _, seed in chunk:
-            worlds = self.kit.game_class.sample_states(obs[i], k, cfg, seed=seed)
+            worlds = self.worlds(obs, i, k, cfg, seed)
             states.append(np.tile(worlds, acts.size))          # candidate-major: copies of the same k worlds
             first.append(np.repeat(acts, k))
         states = np.concatenate(states)

@@ -148,3 +148,19 @@ def test_rollout_agent_chooses_legal_actions_in_a_game_and_a_batch():
         a = rollout.act(one.observe()[0], one.legal_action_mask[0])
         assert one.legal_action_mask[0, a]
         one.step(np.array([a]))
+
+
+def test_rollout_searches_the_worlds_its_worlds_method_gives():
+    """RolloutAgent.worlds is where every searched decision gets its worlds (benchmarks/help_ceiling.py gives
+    the search true states through it): one call per decision with a choice, `samples` worlds each."""
+    calls = []
+
+    class Recording(RolloutAgent):
+        def worlds(self, obs, i, k, cfg, seed):
+            calls.append(k)
+            return super().worlds(obs, i, k, cfg, seed)
+
+    agent = Recording(kit=search_kit(), samples=6, seed=0)
+    game = VectorGame(4, seed=8, num_players=4, episode="round", autoreset=False)
+    searched = rollout_plays_legal_moves(game, agent, HeuristicAgent())
+    assert searched > 5 and calls == [6] * searched
