@@ -7,7 +7,8 @@ leave the next player (who asks it first, R16) a row it can play on.
 HeuristicAgent (deterministic) plays like a careful human:
 
 - Play (a normal turn, and the received card of R19): it rates every legal play by what its hand is
-  then worth to keep (a number its value 1..11, a Switch 20, a Wild 21, a Zap 22, a No! 23.5), less the
+  then worth to keep (a number its value 1..11, a Wild 21, a Zap 22, a No! 23.5, a Switch 26: with any
+  number beside it a Switch always has a play on a non-empty row, and keeping it longest measured best), less the
   risk of the row it leaves: the next player holds no play on it with probability about
   p_no_special * (share of number cards at most the row's last value) ** 4, and then asks it, which costs
   `exchange` (a good card out, a poor one back) plus `fail` times the chance it holds nothing givable
@@ -18,7 +19,7 @@ HeuristicAgent (deterministic) plays like a careful human:
   specials; a special only when no number fits, or when the only fitting numbers would leave a high row
   it could not help on; a Switch takes the row card worth most to it (a Wild, else the last card, which
   also lowers the row) for its lowest number that fits; a Wild goes inside the row when a gap allows, so
-  the last value stays; the No! is kept longest. It asks for help only when it must (R9).
+  the last value stays; the Switch and the No! are kept longest. It asks for help only when it must (R9).
 - A No! is not played, unless nothing else is legal, when all other seats but one already have a No! in
   front: that one seat, once stuck, would find no helper and score alone (R20b), while the No! kept in
   hand is always givable.
@@ -48,7 +49,7 @@ from ..base import KernelAgent, player_counter
 # Parameters, in the order of the kernels' parameter vector.
 DEFAULTS = {
     # What a special card is worth to keep when playing (numbers are worth their value 1..11).
-    "switch": 20.0,
+    "switch": 26.0,
     "wild": 21.0,
     "zap": 22.0,
     "no": 23.5,
