@@ -2,7 +2,7 @@
 
     python benchmarks/help_ceiling.py [--games 1000] [--samples 96] [--z 2.0] [--seed 2000000]
 
-Issue 12 asks the heuristic to win half its games against three random players; it wins about 0.48. This
+Issue 12 asks the heuristic to win half its games against three random players; it wins about 0.49. This
 probe asks whether better choices from the same observation would get there. Every row plays the same
 games (the player in seat 0, three uniformly random players, 4-player Help! with the default options; a game
 is won by every seat at the target, as evaluate.py counts it):
