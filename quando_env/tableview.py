@@ -6,6 +6,8 @@ renderer serve every game, and keeps the information model in the game, next to 
 """
 from dataclasses import dataclass
 
+import numpy as np
+
 INKS = ("black", "red", "blue", "green", "purple", "orange")
 
 
@@ -72,3 +74,20 @@ def status_text(s, n: int, over_phase: int, phases: dict) -> str:
     if s["phase"] == over_phase:
         return f"episode over; last round's points {[int(x) for x in s['points'][:n]]}"
     return f"player_{int(s['cur'])} to decide: {phases[int(s['phase'])]}"
+
+
+def status_lines(game, g: int, seat: int | None, over_phase: int, phases: dict) -> list[str]:
+    """A text view's closing lines: who decides what (or the episode's end), then the legal moves by name when
+    `seat` is the one deciding or sees everything."""
+    s = game.states[g]
+    lines = ["  " + status_text(s, game.num_players, over_phase, phases)]
+    if s["phase"] != over_phase and (seat is None or seat == int(s["cur"])):
+        legal = np.flatnonzero(game.legal_action_mask[g])
+        lines.append("  legal: " + ", ".join(f"{a} {game.move_name(g, a)}" for a in legal))
+    return lines
+
+
+def pile_zone(name: str, pile, card, shown: int = 6) -> Zone:
+    """A pile as a Zone: `pile` its cards bottom first, `card(c)` how one card shows; the top `shown` cards,
+    top first, and the pile's size."""
+    return Zone(name, tuple(card(int(c)) for c in pile[::-1][:shown]), count=len(pile))

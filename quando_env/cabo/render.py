@@ -1,11 +1,10 @@
 """Readable views of a Cabo game: one seat's view (only the cards that seat has seen) or an omniscient one, as
 text and as a TableView for pictures (quando_env.picture). A card is written as its short name ("Qh", "10c",
 "Kd") when known, "??" when not; empty slots are "--"."""
-import numpy as np
 
-from ..tableview import Card, TableView, Zone, seat_label, status_text, title_of
+from ..tableview import Card, TableView, Zone, pile_zone, seat_label, status_lines, status_text, title_of
 from . import engine as E
-from .cards import DIAMONDS, HEARTS, NUM_SLOTS, action_name, card_name, suit, value
+from .cards import DIAMONDS, HEARTS, NUM_SLOTS, card_name, suit, value
 
 PHASES = {E.PH_DRAW: "draw from the stock or take the discard", E.PH_PLACE: "place the drawn card",
           E.PH_QUEEN: "Queen: look at an own card", E.PH_JACK: "Jack: exchange two cards",
@@ -58,7 +57,7 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
     for p in range(n):
         tags = seat_tags(s, p)
         kv = known_value(s, seat, p)
-        lines.append(f"  player_{p}{' (you)' if p == seat else ''}: [{slots_text(s, seat, p)}] {int(s['nhand'][p])} "
+        lines.append(f"  {seat_label(p, seat)}: [{slots_text(s, seat, p)}] {int(s['nhand'][p])} "
                      f"cards{', ' + kv if kv else ''}, total {int(s['total'][p])}"
                      + (f" <{', '.join(tags)}>" if tags else ""))
     if s["drawn"] >= 0:
@@ -71,10 +70,7 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
     stock = [int(c) for c in s["stock"][:ns][::-1]]
     shown = " ".join(card_text(s, seat, c) for c in stock[:6])
     lines.append(f"  stock: {ns} cards" + (f", from the top: {shown}" + (" ..." if ns > 6 else "") if ns else ""))
-    lines.append("  " + status_text(s, n, E.PH_OVER, PHASES))
-    if s["phase"] != E.PH_OVER and (seat is None or seat == int(s["cur"])):
-        legal = np.flatnonzero(game.legal_action_mask[g])
-        lines.append("  legal: " + ", ".join(f"{a} {action_name(a)}" for a in legal))
+    lines += status_lines(game, g, seat, E.PH_OVER, PHASES)
     return "\n".join(lines)
 
 
@@ -92,8 +88,6 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
             return Card((card_name(c),), ink="red" if suit(c) in (DIAMONDS, HEARTS) else "black")
         return Card()
 
-    def pile(name, arr, k):
-        return Zone(name, tuple(card(int(c)) for c in arr[:k][::-1][:pile_cards]), count=k)
     seats = tuple(Zone(seat_label(p, seat), tuple(None if c < 0 else card(int(c)) for c in s["slot"][p][:NUM_SLOTS]),
                        count=int(s["nhand"][p]),
                        note=" · ".join(x for x in [known_value(s, seat, p), f"total {int(s['total'][p])}",
@@ -101,6 +95,7 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
                        to_move=bool(p == s["cur"]))
                   for p in range(game.num_players))
     table = ((Zone(_drawn_label(s), (card(int(s["drawn"])),)),) if s["drawn"] >= 0 else ()) + \
-        (pile("discard pile", s["disc"], int(s["ndisc"])), pile("stock", s["stock"], int(s["nstock"])))
+        (pile_zone("discard pile", s["disc"][:int(s["ndisc"])], card, pile_cards),
+         pile_zone("stock", s["stock"][:int(s["nstock"])], card, pile_cards))
     return TableView(title_of(_title(s), seat), seats, table, status_text(s, game.num_players, E.PH_OVER, PHASES),
                      legend="slots 0-7 left to right; face down: not seen")

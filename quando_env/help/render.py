@@ -1,10 +1,9 @@
 """Readable views of a game: one seat's view (only what that seat knows, K1-K3) or an omniscient one, as text
 and as a TableView for pictures (quando_env.picture)."""
-import numpy as np
 
-from ..tableview import FACE_DOWN, Card, TableView, Zone, seat_label, status_text, title_of
+from ..tableview import FACE_DOWN, Card, TableView, Zone, pile_zone, seat_label, status_lines, status_text, title_of
 from . import engine as E
-from .cards import CODES, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_NAMES, a_card
+from .cards import CODES, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_NAMES, NUM_KINDS, a_card
 
 _PHASES = {E.PH_OPEN: "open with the called card (R6)", E.PH_PLAY: "play a card, or ask for help if none fits",
            E.PH_GIVE: "give the asker a card that fits the row (R17)", E.PH_BACK: "give the helper a card back (R18)",
@@ -12,7 +11,7 @@ _PHASES = {E.PH_OPEN: "open with the called card (R6)", E.PH_PLAY: "play a card,
 
 
 def hand_text(s, p) -> str:
-    return " ".join(KIND_NAMES[k] for k in range(15) for _ in range(int(s["hand"][p, k])))
+    return " ".join(KIND_NAMES[k] for k in range(NUM_KINDS) for _ in range(int(s["hand"][p, k])))
 
 
 def row_text(s) -> str:
@@ -71,7 +70,7 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
     for p in range(n):
         tags = seat_tags(s, p)
         cards = f" [{hand_text(s, p)}]" if seat is None or seat == p else ""
-        lines.append(f"  player_{p}{' (you)' if p == seat else ''}: {int(s['hand'][p].sum())} cards{cards} "
+        lines.append(f"  {seat_label(p, seat)}: {int(s['hand'][p].sum())} cards{cards} "
                      f"total {int(s['total'][p])}" + (f" <{', '.join(tags)}>" if tags else ""))
     lines.append(f"  row: {row_text(s)}")
     nd = int(s["dend"]) - int(s["dpos"])
@@ -81,10 +80,7 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
     helped = help_text(s, seat)
     if helped:
         lines.append(f"  {helped}")
-    lines.append("  " + status_text(s, n, E.PH_OVER, _PHASES))
-    if s["phase"] != E.PH_OVER and (seat is None or seat == int(s["cur"])):
-        legal = np.flatnonzero(game.legal_action_mask[g])
-        lines.append("  legal: " + ", ".join(f"{a} {game.move_name(g, a)}" for a in legal))
+    lines += status_lines(game, g, seat, E.PH_OVER, _PHASES)
     return "\n".join(lines)
 
 
@@ -106,7 +102,7 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
 
     def hand_cards(p):
         if seat is None or seat == p:
-            return tuple(kind_card(k) for k in range(15) for _ in range(int(s["hand"][p, k])))
+            return tuple(kind_card(k) for k in range(NUM_KINDS) for _ in range(int(s["hand"][p, k])))
         return (FACE_DOWN,) * int(s["hand"][p].sum())
     seats = tuple(Zone(seat_label(p, seat), hand_cards(p), count=int(s["hand"][p].sum()),
                        note=" · ".join([f"total {int(s['total'][p])}", *seat_tags(s, p)]), to_move=bool(p == s["cur"]))
@@ -117,7 +113,7 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
     draw = tuple(kind_card(int(c)) for c in s["draw"][int(s["dpos"]): int(s["dend"])][:pile_cards]) \
         if seat is None else (FACE_DOWN,) * min(nd, 1)
     table = (Zone("row", row), Zone("draw pile", draw, count=nd),
-             Zone("discard pile", tuple(kind_card(int(c)) for c in s["disc"][:k][::-1][:pile_cards]), count=k))
+             pile_zone("discard pile", s["disc"][:k], kind_card, pile_cards))
     helped = help_text(s, seat)
     return TableView(title_of(_title(s), seat), seats, table, status_text(s, n, E.PH_OVER, _PHASES),
                      lines=(helped,) if helped else (),

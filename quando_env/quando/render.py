@@ -1,10 +1,9 @@
 """Readable views of a game: one seat's view (only what that seat has seen) or an omniscient one, as text
 and as a TableView for pictures (quando_env.picture)."""
-import numpy as np
 
-from ..tableview import Card, TableView, Zone, seat_label, status_text, title_of
+from ..tableview import Card, TableView, Zone, pile_zone, seat_label, status_lines, status_text, title_of
 from . import engine as E
-from .cards import CARD_VALUES, NUM_CARDS, action_name
+from .cards import CARD_VALUES, NUM_CARDS
 
 _PHASES = {E.PH_ACT: "discard (straight or set), knock or pass", E.PH_DRAW: "draw: take the visible or hidden side",
            E.PH_FLIP: "triplet penalty: flip a 0", E.PH_KNOCK: "knock or not", E.PH_OVER: "over"}
@@ -45,7 +44,7 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
         cards = hand(s, p)
         txt = " ".join(f"{_side(s, seat, c, s['face'][c])}/{_side(s, seat, c, 1 - s['face'][c])}" for c in cards)
         tags = seat_tags(s, p)
-        lines.append(f"  player_{p}{' (you)' if p == seat else ''}: {len(cards)} cards [{txt}] "
+        lines.append(f"  {seat_label(p, seat)}: {len(cards)} cards [{txt}] "
                      f"total {int(s['total'][p])} turns {int(s['turns'][p])}"
                      + (f" <{', '.join(tags)}>" if tags else ""))
 
@@ -56,10 +55,7 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
         return f"{k} cards" + (f", from the top: {shown}" + (" ..." if k > limit else "") if k else "")
     lines.append(f"  draw pile: {pile(s['draw'], int(s['ndraw']))}")
     lines.append(f"  discard pile: {pile(s['disc'], int(s['ndisc']))}")
-    lines.append("  " + status_text(s, n, E.PH_OVER, _PHASES))
-    if s["phase"] != E.PH_OVER and (seat is None or seat == int(s["cur"])):
-        legal = np.flatnonzero(game.legal_action_mask[g])
-        lines.append("  legal: " + ", ".join(f"{a} {action_name(a)}" for a in legal))
+    lines += status_lines(game, g, seat, E.PH_OVER, _PHASES)
     return "\n".join(lines)
 
 
@@ -76,8 +72,6 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
         f = int(s["face"][c])
         return Card((side_text(s, seat, c, f), side_text(s, seat, c, 1 - f)))
 
-    def pile(name, arr, k):
-        return Zone(name, tuple(card(int(c)) for c in arr[:k][::-1][:pile_cards]), count=k)
     hands = [hand(s, p) for p in range(game.num_players)]
     seats = tuple(Zone(seat_label(p, seat), tuple(card(c) for c in cards), count=len(cards),
                        note=" · ".join([f"total {int(s['total'][p])}", f"turns {int(s['turns'][p])}",
@@ -85,6 +79,7 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
                        to_move=bool(p == s["cur"]))
                   for p, cards in enumerate(hands))
     return TableView(title_of(_title(game, s), seat), seats,
-                     (pile("draw pile", s["draw"], int(s["ndraw"])), pile("discard pile", s["disc"], int(s["ndisc"]))),
+                     (pile_zone("draw pile", s["draw"][:int(s["ndraw"])], card, pile_cards),
+                      pile_zone("discard pile", s["disc"][:int(s["ndisc"])], card, pile_cards)),
                      status_text(s, game.num_players, E.PH_OVER, _PHASES),
                      legend="cards: front (up face) above, back (down face) below; patterned: not seen")
