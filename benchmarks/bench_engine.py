@@ -75,6 +75,12 @@ def reference(game):
     return step
 
 
+def legal_choice(rng, mask) -> int:
+    """A uniformly random legal action of `mask`, drawn from numpy generator `rng`."""
+    legal = np.flatnonzero(mask)
+    return int(legal[int(rng.random() * len(legal))])
+
+
 def aec(make_env):
     e = make_env()
     rng = np.random.default_rng(0)
@@ -87,8 +93,7 @@ def aec(make_env):
             if term or trunc:
                 e.step(None)
             else:
-                legal = np.flatnonzero(obs["action_mask"])
-                e.step(int(legal[int(rng.random() * len(legal))]))
+                e.step(legal_choice(rng, obs["action_mask"]))
             n += 1
             if n >= 200:
                 return n

@@ -24,7 +24,7 @@ import warnings
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
-from bench_engine import timed     # this folder's: best-of timing with a warm-up call, wall and CPU rates
+from bench_engine import legal_choice, timed     # this folder's: best-of timing (wall and CPU rates), random moves
 
 from quando_env.registry import game_module, game_names
 
@@ -43,11 +43,6 @@ def installed(distribution: str) -> bool:
 def ratio(rate, base) -> str:
     r = rate / base
     return f"{r:.2f}x" if r >= 0.1 else f"{r:.4f}x"
-
-
-def legal_choice(rng, mask) -> int:
-    legal = np.flatnonzero(mask)
-    return int(legal[int(rng.random() * len(legal))])
 
 
 def pettingzoo(make):
