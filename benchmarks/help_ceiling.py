@@ -34,21 +34,25 @@ from quando_env.help import VectorGame
 PLAYERS = 4
 
 
+def play_out(game, me, others, before_me=None) -> None:
+    """Step every game of `game` to its end: seat 0 played by `me`, the other seats by `others`;
+    before_me(games) is called with the games where seat 0 is about to decide."""
+    while (live := np.flatnonzero(game.current_player >= 0)).size:
+        obs, masks = game.observe(games=live), game.legal_action_mask[live]
+        acts = others.act(obs, masks)
+        mine = np.flatnonzero(game.current_player[live] == 0)
+        if mine.size:
+            if before_me is not None:
+                before_me(live[mine])
+            acts[mine] = me.act(obs[mine], masks[mine])
+        game.step(acts, games=live)
+
+
 def true_model_playout(seed: int):
     """A search kit's play-out: seat 0 (the searching player) plays the heuristic, the others play at random,
     as in the games measured."""
     me, others = HeuristicAgent(), RandomAgent(seed=seed)
-
-    def playout(game, horizon):
-        while (game.current_player >= 0).any():
-            live = np.flatnonzero(game.current_player >= 0)
-            obs, masks = game.observe(games=live), game.legal_action_mask[live]
-            acts = others.act(obs, masks)
-            mine = game.current_player[live] == 0
-            if mine.any():
-                acts[mine] = me.act(obs[mine], masks[mine])
-            game.step(acts, games=live)
-    return playout
+    return lambda game, horizon: play_out(game, me, others)
 
 
 class SeeingRollout(RolloutAgent):
@@ -76,19 +80,14 @@ def play(agent, games: int, seed: int, desc: str) -> dict:
     deal in every row); wins count every seat at the target."""
     vg = VectorGame(games, seed=seed, autoreset=False, num_players=PLAYERS)
     vg.reset(seed=seed)
-    others = RandomAgent(seed=seed)
     bar = tqdm(total=games, desc=desc, unit="game", leave=False)
-    t0 = time.time()
-    while (live := np.flatnonzero(vg.current_player >= 0)).size:
-        obs, masks = vg.observe(games=live), vg.legal_action_mask[live]
-        acts = others.act(obs, masks)
-        mine = np.flatnonzero(vg.current_player[live] == 0)
-        if mine.size:
-            if isinstance(agent, SeeingRollout):
-                agent.true_states = vg.states[live[mine]]
-            acts[mine] = agent.act(obs[mine], masks[mine])
-        vg.step(acts, games=live)
+
+    def before_me(rows):
+        if isinstance(agent, SeeingRollout):
+            agent.true_states = vg.states[rows]
         bar.update(games - (vg.current_player >= 0).sum() - bar.n)
+    t0 = time.time()
+    play_out(vg, agent, RandomAgent(seed=seed), before_me)
     bar.close()
     wins = int(vg.winners()[:, 0].sum())
     return {"wins": wins, "games": games, "points_per_round": vg.totals[:, 0].sum() / vg.rounds_done.sum(),
