@@ -12,7 +12,8 @@ from . import make_agent
 from .evaluation import build_agents, format_table, play_match
 from .league import format_ratings, play_league
 
-NAMES_HELP = "agent names: random, the game's own (Quando: greedy, heuristic), rollout, ppo (the shipped model) or ppo:PATH"
+NAMES_HELP = ("agent names: random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH or "
+              "rllib:CHECKPOINT")
 
 
 def parser() -> argparse.ArgumentParser:
