@@ -48,25 +48,16 @@ import numpy as np
 from numba import njit
 
 from . import rng
+from .checks import as_int, as_ints, as_seed, as_seeds, as_slots, is_int, need
 
 # Per-step outcome flags, one row per game.
 F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
 NUM_FLAGS = 4
 
+MAX_GAMES = 2**26          # slots in one batch (about 80 GB of state records for Quando)
 PARALLEL_MIN_GAMES = 64   # smaller batches run serially: starting threads costs more than it gives
 EPISODES = ("game", "round")
 REWARDS = ("points", "win")
-
-
-def is_int(x) -> bool:
-    """An integer, and not a bool."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
-def need(ok: bool, what: str, allowed: str) -> None:
-    """Raise ValueError naming the bad value and what is allowed."""
-    if not ok:
-        raise ValueError(f"{what} is not allowed: {allowed}")
 
 
 def make_config(config_class, **kwargs):
@@ -205,10 +196,9 @@ class Game:
     parallel_kernels = None
 
     def __init__(self, num_games: int = 1, seed: int | None = None, autoreset: bool = True, **config):
-        if not is_int(num_games) or num_games < 1:
-            raise ValueError(f"num_games={num_games!r} is not allowed: a positive integer")
+        b = as_int(num_games, "num_games", 1, MAX_GAMES)
         self.config = make_config(self.config_class, **config)
-        self.num_games = b = int(num_games)
+        self.num_games = b
         self.num_players = n = self.config.num_players
         self.autoreset = bool(autoreset)
         self.obs_dim = self.obs_dim_of(n)
@@ -235,10 +225,7 @@ class Game:
     @classmethod
     def action_name(cls, a: int) -> str:
         """A short readable name of action `a`."""
-        a = int(a)
-        if not 0 <= a < cls.num_actions:
-            raise ValueError(f"action {a} is out of range: actions are 0..{cls.num_actions - 1}")
-        return cls.action_names[a]
+        return cls.action_names[as_int(a, "action", 0, cls.num_actions - 1)]
 
     def move_name(self, g: int, a: int) -> str:
         """The name of legal move `a` in game g's current decision (action_name unless the context renames it)."""
@@ -325,18 +312,29 @@ class Game:
         idx = self.all_games if games is None else self.slots(games)
         if seed is None and games is None:
             seed = rng.new_seed()
+        seeds = None
         if seed is not None:
-            if np.ndim(seed) == 0:
-                seeds = int(seed) + np.arange(idx.size, dtype=np.int64) if games is None else \
-                    np.full(idx.size, int(seed), np.int64)
+            if np.ndim(seed) == 0 and not isinstance(seed, (str, bytes)):
+                seeds = as_seed(seed, count=idx.size) + np.arange(idx.size, dtype=np.int64) if games is None \
+                    else np.full(idx.size, as_seed(seed), np.int64)
             else:
-                seeds = np.asarray(seed, np.int64).reshape(-1)
-                if seeds.size != idx.size:
-                    raise ValueError(f"got {seeds.size} seeds for {idx.size} games: give one seed per game")
+                seeds = as_seeds(seed, "seed", idx.size)
+        setup = self._checked_setup({k: v for k, v in setup.items() if v is not None})
+        states, streams = self.states[idx], self.action_streams[idx]
+        if seeds is not None:
             self.states["rng"][idx, 0] = rng.streams(seeds, rng.SALT_GAME)
             self.action_streams[idx] = rng.streams(seeds, rng.SALT_ACTIONS)
-        self._start(idx, {k: v for k, v in setup.items() if v is not None})
+        try:
+            self._start(idx, setup)
+        except BaseException:       # a setup refused while dealing: the games stay as they were
+            self.states[idx], self.action_streams[idx] = states, streams
+            raise
         self.flags[idx] = 0
+
+    def _checked_setup(self, setup: dict) -> dict:
+        """The forced setup, validated before anything changes (ValueError naming what is wrong); a game
+        converts its values here (e.g. a deck to an int array)."""
+        return setup
 
     def load_states(self, states: np.ndarray) -> None:
         """Replace every game's state by the given records (e.g. sampled worlds, or copies for rollouts)."""
@@ -357,10 +355,7 @@ class Game:
         """The slot indices `games` names (all games for None), checked."""
         if games is None:
             return self.all_games
-        idx = np.asarray(games, np.int64).reshape(-1)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
-            raise ValueError(f"games={games!r}: slots must be in 0..{self.num_games - 1}")
-        return idx
+        return as_slots(games, self.num_games)
 
     # ------------------------------------------------------------------ stepping
     @property
@@ -488,9 +483,9 @@ class Game:
         if players is None:
             p = np.full(b, -1, np.int64)
         else:
-            p = np.broadcast_to(np.asarray(players, np.int64), (b,)).copy()
-            if (p < 0).any() or (p >= self.num_players).any():
-                raise ValueError(f"players must be seats 0..{self.num_players - 1}")
+            p = as_ints(players, "players", 0, self.num_players - 1)
+            need(p.size in (1, b), f"{p.size} players", f"one seat, or one per game ({b})")
+            p = np.broadcast_to(p, (b,)).copy()
         out = np.empty((b, self.obs_dim), np.float32)
         self._kernels(b).observe(states, p, self.cfg, out)
         return out

@@ -3,7 +3,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..core import check_episode_options, is_int, need
+from ..checks import is_int, need
+from ..core import check_episode_options
 from . import engine as E
 from .observation import offset_vector
 

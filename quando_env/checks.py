@@ -1,0 +1,105 @@
+"""What callers pass, checked once: every public entry point converts its inputs here before any arithmetic.
+
+Inputs arrive as Python ints, numpy scalars of any width, bools, floats and strings. An integer option is
+taken only from an int or a numpy integer (never a bool, float or string), converted to a Python int and
+range-checked *before* it reaches numpy or a kernel, so nothing wraps around in a narrow dtype and nothing
+a caller passes can make a kernel index out of bounds. Errors are ValueErrors naming what was wrong and
+what is allowed.
+"""
+import operator
+
+import numpy as np
+
+SEED_MAX = 2**63 - 1    # seeds are int64 (game i of a batch seeded s gets s + i)
+
+
+def is_int(x) -> bool:
+    """An integer (int or numpy integer), and not a bool."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def need(ok: bool, what: str, allowed: str) -> None:
+    """Raise ValueError naming the bad value and what is allowed."""
+    if not ok:
+        raise ValueError(f"{what} is not allowed: {allowed}")
+
+
+def shown(x) -> str:
+    """A value as an error message shows it (cut short when huge)."""
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def as_int(x, name: str, lo: int | None = None, hi: int | None = None, allowed: str | None = None) -> int:
+    """x as a Python int in lo..hi (either bound may be None), or ValueError naming `name`."""
+    if lo is not None and hi is not None:
+        span = f"an integer {lo}..{hi}"
+    elif lo is not None:
+        span = f"an integer >= {lo}"
+    elif hi is not None:
+        span = f"an integer <= {hi}"
+    else:
+        span = "an integer"
+    ok = is_int(x) and (lo is None or x >= lo) and (hi is None or x <= hi)
+    need(ok, f"{name}={shown(x)}", allowed or span)
+    return operator.index(x)
+
+
+def as_bool(x, name: str) -> bool:
+    """x as a bool (True/False or a numpy bool only), or ValueError naming `name`."""
+    need(isinstance(x, (bool, np.bool_)), f"{name}={shown(x)}", "True or False")
+    return bool(x)
+
+
+def as_choice(x, name: str, choices) -> str:
+    """x if it is one of `choices` (strings), or ValueError naming `name` and the choices."""
+    need(isinstance(x, str) and x in choices, f"{name}={shown(x)}", f"choose one of {tuple(choices)}")
+    return x
+
+
+def as_seed(x, name: str = "seed", count: int = 1) -> int:
+    """An int seed in 0..SEED_MAX - (count - 1): `count` consecutive seeds x .. x + count - 1 must fit."""
+    return as_int(x, name, 0, SEED_MAX - (count - 1))
+
+
+def as_seeds(x, name: str, count: int) -> np.ndarray:
+    """(count,) int64 seeds from a sequence of per-game seeds, each checked as by as_seed."""
+    items = list(x) if not isinstance(x, np.ndarray) else x.reshape(-1).tolist()
+    if len(items) != count:
+        raise ValueError(f"got {len(items)} seeds for {count} games: give one seed per game ({name})")
+    return np.array([as_seed(s, f"{name}[{i}]") for i, s in enumerate(items)], np.int64)
+
+
+def as_ints(x, name: str, lo: int, hi: int) -> np.ndarray:
+    """A 1-d int64 array from integers (a scalar, a sequence, or an integer numpy array) in lo..hi.
+
+    Refuses bools, floats and strings, so a boolean mask is never read as indices."""
+    if isinstance(x, np.ndarray):
+        need(x.dtype.kind in "iu" or (x.dtype == object and all(is_int(v) for v in x.reshape(-1))),
+             f"{name} of dtype {x.dtype}", f"integers {lo}..{hi}")
+        flat = x.reshape(-1)
+        if flat.dtype.kind == "u" and flat.size and flat.max() > np.iinfo(np.int64).max:
+            need(False, f"{name}={shown(x)}", f"integers {lo}..{hi}")
+        if flat.dtype != object:
+            flat = flat.astype(np.int64)
+            need(flat.size == 0 or (flat.min() >= lo and flat.max() <= hi), f"{name}={shown(x)}",
+                 f"integers {lo}..{hi}")
+            return flat
+        items = flat.tolist()
+    elif is_int(x):
+        items = [x]
+    else:
+        try:
+            items = list(x)
+        except TypeError:
+            need(False, f"{name}={shown(x)}", f"an integer or a sequence of integers {lo}..{hi}")
+    for v in items:
+        need(is_int(v) and lo <= v <= hi, f"{name}={shown(x)}", f"integers {lo}..{hi}")
+    return np.array([operator.index(v) for v in items], np.int64)
+
+
+def as_slots(games, num_games: int, name: str = "games") -> np.ndarray:
+    """Distinct game slots 0..num_games-1 as an int64 array (a repeated slot would be stepped twice)."""
+    idx = as_ints(games, name, 0, num_games - 1)
+    need(np.unique(idx).size == idx.size, f"{name}={shown(games)}", "distinct slots (each game at most once)")
+    return idx
