@@ -1,4 +1,5 @@
-"""League: several agents round robin, rated with OpenSkill (Plackett-Luce) from each game's final order."""
+"""League: several agents round robin, rated with OpenSkill (Plackett-Luce) from each game's final order (the
+game's own: agents.evaluation.places)."""
 from functools import partial
 from itertools import combinations
 
@@ -24,7 +25,8 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
     with cloudpickle).
 
     Each game updates the ratings once: every entrant in the lineup is a team (its seats), ranked by its
-    best final total (lower is better, ties share a rank)."""
+    best seat's place in that game (agents.evaluation.places: the game's winners first, then the final totals
+    in the game's direction; ties share a rank)."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -42,8 +44,8 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
             stats[name].add(st)
         teams = sorted(set(lineup), key=lineup.index)
         seats = {t: [i for i, x in enumerate(lineup) if x == t] for t in teams}
-        for tot in res.totals:
-            ranks = [float(min(tot[i] for i in seats[t])) for t in teams]
+        for place in res.places:
+            ranks = [float(min(place[i] for i in seats[t])) for t in teams]
             new = model.rate([[ratings[t]] for t in teams], ranks=ranks)
             for t, team in zip(teams, new):
                 ratings[t] = team[0]
