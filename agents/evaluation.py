@@ -11,7 +11,8 @@ win rates, league ratings and knock success mean the same in every game.
 
 A match is cut into batches (split_games) that play_batch plays one at a time: play_match plays them here one
 after another, or hands them to a runner (agents.ray_tasks.RayRunner: Ray tasks on every CPU of a cluster),
-and adds up their results whatever order they come back in.
+and adds up their results whatever order they come back in. Ctrl-C raises Interrupted, a KeyboardInterrupt
+carrying the results of the batches that had come back.
 """
 from dataclasses import dataclass, field
 from functools import partial
@@ -98,6 +99,15 @@ class MatchResult:
         return {k: v.summary() for k, v in out.items()}
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a match (or league): `result` holds what finished before it, the games of the batches
+    that had come back (a MatchResult, or a league's result dict), for a caller to report as partial."""
+
+    def __init__(self, result):
+        super().__init__()
+        self.result = result
+
+
 @dataclass(frozen=True)
 class Batch:
     """Games start .. start + size - 1 of a match: game j is seeded seed + j and rotates the seats by j."""
@@ -163,12 +173,17 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
         done = (play_batch(built, b, seed, game, config, on_games=bar.update) for b in batches)
     else:
         done = runner.map(partial(play_batch, agents, seed=seed, game=game, config=config), batches, bar.update)
-    for r in done:
-        for total, part in zip(stats, r.stats):
-            total.add(part)
-        all_totals[r.batch.start:r.batch.start + r.batch.size] = r.totals
-        all_places[r.batch.start:r.batch.start + r.batch.size] = r.places
-    bar.close()
+    got = np.zeros(games, bool)
+    try:
+        for r in done:
+            for total, part in zip(stats, r.stats):
+                total.add(part)
+            rows = slice(r.batch.start, r.batch.start + r.batch.size)
+            all_totals[rows], all_places[rows], got[rows] = r.totals, r.places, True
+    except KeyboardInterrupt:
+        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got])) from None
+    finally:
+        bar.close()
     return MatchResult(names, stats, all_totals, all_places)
 
 
