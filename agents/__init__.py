@@ -1,14 +1,20 @@
 """Baseline agents: one interface, `act(obs, mask)` on one observation or a batch, for every game.
 
 Generic agents live here (random, PPO, the rollout search); each game's own players live in its folder
-(agents/quando, agents/cabo: greedy, heuristic). `make_agent(name, game=...)` builds any of them by name.
+(agents/quando, agents/cabo: greedy, heuristic). `make_agent(name, game=...)` builds any of them by name;
+`check_agent(name, game=...)` refuses a bad name without building anything (command lines check it first).
+
+ppo:PATH and rllib:CHECKPOINT load files whose libraries (Stable-Baselines3, RLlib) unpickle them: loading
+one runs code it holds, so load only files you trust.
 """
+from pathlib import Path
+
 from .base import Agent
 from .ppo import PPOAgent
 from .random_agent import RandomAgent
 from .rollout import RolloutAgent
 
-__all__ = ["Agent", "PPOAgent", "RandomAgent", "RolloutAgent", "game_agents", "make_agent"]
+__all__ = ["Agent", "PPOAgent", "RandomAgent", "RolloutAgent", "check_agent", "game_agents", "make_agent"]
 
 
 def game_agents(game: str) -> dict:
@@ -23,13 +29,40 @@ def game_agents(game: str) -> dict:
         raise ValueError(f"no agents for game {game!r}") from None
 
 
-def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwargs) -> Agent:
-    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, rllib:CHECKPOINT (a policy trained
-    with quando_env.integrations.rllib), or one of the game's own (greedy, heuristic)."""
-    key, _, arg = name.partition(":")
+def check_agent(name: str, game: str = "quando") -> None:
+    """Refuse what make_agent(name, game=game) would refuse: ValueError for an unknown name or a path where none
+    is taken, FileNotFoundError for a model file or checkpoint that does not exist. Builds nothing, loads no
+    file."""
+    from .ppo import default_model
+
+    key, _, arg = str(name).partition(":")
     own = game_agents(game)
     if arg and key not in ("ppo", "rllib"):
         raise ValueError(f"agent {name!r}: only ppo and rllib take a path (ppo:PATH, rllib:CHECKPOINT)")
+    if key in ("random", "rollout") or key in own:
+        return
+    if key == "ppo":
+        path = Path(arg) if arg else default_model(game)
+        if not path.is_file():
+            raise FileNotFoundError(f"agent {name!r}: no PPO model at {path}" + ("" if arg else
+                             f" (no {game} model is shipped): train one with `python train.py --game {game}` "
+                             "and give ppo:PATH"))
+        return
+    if key == "rllib" and arg:
+        if not Path(arg).exists():
+            raise FileNotFoundError(f"agent {name!r}: no RLlib checkpoint at {arg}")
+        return
+    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH or "
+                     "rllib:CHECKPOINT")
+
+
+def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwargs) -> Agent:
+    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, rllib:CHECKPOINT (a policy trained
+    with quando_env.integrations.rllib), or one of the game's own (greedy, heuristic). ppo:PATH and
+    rllib:CHECKPOINT run code from their file as they load it (pickle): load only files you trust."""
+    check_agent(name, game)
+    key, _, arg = name.partition(":")
+    own = game_agents(game)
     if key == "random":
         return RandomAgent(seed=seed, **kwargs)
     if key in own:
@@ -39,8 +72,5 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwarg
         return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, **kwargs)
-    if key == "rllib" and arg:
-        from .rllib_agent import RLlibAgent
-        return RLlibAgent(arg, **kwargs)
-    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH or "
-                     "rllib:CHECKPOINT")
+    from .rllib_agent import RLlibAgent
+    return RLlibAgent(arg, **kwargs)

@@ -2,45 +2,83 @@
 or as Ray tasks (--ray: agents.ray_tasks, imported only then)."""
 import argparse
 import json
+import math
 import sys
 import time
 from functools import partial
 
-from quando_env.registry import game_names
+from quando_env.cli import argtypes
+from quando_env.core import MAX_GAMES as MAX_BATCH
+from quando_env.registry import game_class, game_names
 
-from . import make_agent
-from .evaluation import build_agents, format_table, play_match
+from . import check_agent, make_agent
+from .evaluation import Interrupted, build_agents, format_table, play_match
 from .league import format_ratings, play_league
 
 NAMES_HELP = ("agent names: random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH or "
-              "rllib:CHECKPOINT")
+              "rllib:CHECKPOINT; ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle), so "
+              "load only files you trust")
+MAX_GAMES = 10_000_000        # games of a match (or per lineup): the per-game results held take 16 bytes a seat
+MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
+AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
+LINEUP_SEED_STEP = 100_003    # lineup l of a league plays games seeded seed + 100_003 l + j (play_league)
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="evaluate.py", description="Measure agents against each other. Seats "
-                                "rotate game by game, so no agent keeps the starting advantage.", allow_abbrev=False)
+                                "rotate game by game, so no agent keeps the starting advantage. Bad options are "
+                                "refused before any game is played.", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--agents", nargs="+", metavar="NAME", help="one agent per seat (" + NAMES_HELP + "); with "
                    "fewer names than --players, the last one fills the remaining seats")
     g.add_argument("--league", nargs="+", metavar="NAME", help="distinct agents to play round robin (every "
-                   "lineup of --players of them), rated with OpenSkill")
-    p.add_argument("--games", type=int, default=200, help="games (per lineup in a league); default 200")
-    p.add_argument("--seed", type=int, default=0, help="game j is seeded seed + j; default 0")
-    p.add_argument("--players", type=int, default=None, help="players per game (default: the number of --agents, "
-                   "4 in a league)")
+                   "lineup of --players of them), rated with OpenSkill by the game's own winners and order")
+    p.add_argument("--games", type=argtypes.int_in(1, MAX_GAMES), default=200,
+                   help=f"games (per lineup in a league), 1..{MAX_GAMES}; default 200")
+    p.add_argument("--seed", type=argtypes.seed, default=0, help="game j is seeded seed + j; default 0")
+    p.add_argument("--players", type=argtypes.positive_int, default=None, help="players per game (default: the "
+                   "number of --agents, 4 in a league)")
     p.add_argument("--edition", choices=["kendi", "oya"], default=None, help="Quando's edition (default kendi)")
-    p.add_argument("--batch-size", type=int, default=256, help="games stepped together; default 256 (with --ray, "
-                   "fewer where that gives every CPU a batch)")
-    p.add_argument("--rollout-samples", type=int, default=None, help="worlds per decision of rollout agents (twice "
-                   "as many when knocking is an option); default 96")
-    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
-    p.add_argument("--plot", metavar="DIR", help="write PNG charts into DIR")
+    p.add_argument("--batch-size", type=argtypes.int_in(1, MAX_BATCH), default=256, help="games stepped together; "
+                   "default 256 (with --ray, fewer where that gives every CPU a batch)")
+    p.add_argument("--rollout-samples", type=argtypes.int_in(2, MAX_SAMPLES), default=None, help="worlds per "
+                   f"decision of rollout agents, 2..{MAX_SAMPLES} (twice as many when knocking is an option); "
+                   "default 96")
+    p.add_argument("--json", metavar="FILE", type=argtypes.output_file, help="write the results as JSON (its "
+                   "folder must exist)")
+    p.add_argument("--plot", metavar="DIR", type=argtypes.output_dir, help="write PNG charts into DIR (created)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--ray", metavar="ADDRESS", type=ray_address, help="play the batches as Ray tasks, at least one "
                    "per CPU: `local` starts a Ray on this machine, HOST:PORT (what `ray start --head` prints), "
                    "ray://HOST:PORT or auto joins a cluster; same results as without --ray")
     return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """The command line, checked as a whole before any work (argparse's exit 2, naming the option, otherwise):
+    players for the game, agent names (and that their files exist), and room for every seed the run uses."""
+    p = parser()
+    args = p.parse_args(argv)
+    names = args.league or args.agents
+    option = "--league" if args.league else "--agents"
+    if args.league and (len(set(names)) != len(names) or len(names) < 2):
+        p.error(f"argument --league: give at least two distinct agents, got {' '.join(names)}")
+    if args.agents and args.players is not None and len(names) > args.players:
+        p.error(f"argument --agents: {len(names)} agents for {args.players} players")
+    argtypes.check_game_options(p, args.game, args.players or (4 if args.league else len(names)), args.edition,
+                                players_option="--players" if args.players else option)
+    args.players = args.players or (4 if args.league else len(names))
+    lineups = math.comb(len(names), args.players) if args.league and len(names) >= args.players else 1
+    argtypes.check_seed_room(p, args.seed, LINEUP_SEED_STEP * (lineups - 1) + args.games - 1,
+                             f"{lineups} lineup(s) of {args.games} games")
+    argtypes.check_seed_room(p, args.seed, AGENT_SEED_STEP * (len(names) - 1), f"{len(names)} agents")
+    for name in names:
+        try:
+            check_agent(name, args.game)
+        except (ValueError, OSError) as e:
+            p.error(f"argument {option}: {e}")
+    return args
 
 
 def ray_address(text: str) -> str:
@@ -53,7 +91,8 @@ def ray_address(text: str) -> str:
 
 
 def ray_runner(address: str | None):
-    """The runner of --ray (None without it): Ray is imported here only."""
+    """The runner of --ray (None without it): Ray is imported here only. ValueError in one line when Ray is
+    missing or no cluster answers at the address."""
     if address is None:
         return None
     try:
@@ -64,8 +103,9 @@ def ray_runner(address: str | None):
         raise ValueError("--ray needs Ray: pip install -c constraints.txt -e \".[rllib]\"") from None
     try:
         return RayRunner(address)
-    except ConnectionError as e:
-        raise ValueError(f"--ray {address}: {e}") from None
+    except Exception as e:      # whatever Ray raises for an address that does not answer, in one line
+        lines = str(e).strip().splitlines()
+        raise ValueError(f"--ray {address}: {lines[0] if lines else type(e).__name__}") from None
 
 
 def rules(args) -> dict:
@@ -77,65 +117,90 @@ def build(name: str, seed: int, args):
     kwargs = {}
     if name == "rollout":
         kwargs.update(rules(args))
-        if args.rollout_samples:
+        if args.rollout_samples is not None:
             kwargs["samples"] = args.rollout_samples
             kwargs["knock_samples"] = 2 * args.rollout_samples
     return make_agent(name, seed=seed, game=args.game, **kwargs)
 
 
-def main(argv=None) -> int:
-    args = parser().parse_args(argv)
-    if args.games < 1:
-        parser().error("--games must be at least 1")
+def play(args, runner) -> tuple[dict, dict, int | None, str]:
+    """Play the match or league: (its JSON, the summary to chart, the games played when Ctrl-C stopped it early
+    (None when it ran to the end), its table)."""
+    n = args.players
+    names = args.league or args.agents + [args.agents[-1]] * (n - len(args.agents))
+    makers = [partial(build, name, args.seed + AGENT_SEED_STEP * i, args) for i, name in enumerate(names)]
+    played = None
     t0 = time.time()
-    try:
-        runner = ray_runner(args.ray)
-    except ValueError as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
-        return 2
     where = f" on Ray ({runner.num_cpus} CPUs)" if runner else ""
     if args.league:
-        n = args.players or 4
         try:
-            factories = {name: partial(build, name, args.seed + 7919 * i, args) for i, name in enumerate(args.league)}
-            result = play_league(factories, args.games, seed=args.seed, num_players=n, progress=not args.no_progress,
-                                 batch_size=args.batch_size, game=args.game, runner=runner, **rules(args))
-        except (ValueError, FileNotFoundError) as e:
-            print(f"evaluate.py: error: {e}", file=sys.stderr)
-            return 2
-        print(f"league of {len(args.league)} agents, {n} players, {len(result['lineups'])} lineups x {args.games} "
-              f"games, seed {args.seed}, {time.time() - t0:.1f}s{where}")
-        print(format_ratings(result))
+            result = play_league(dict(zip(names, makers)), args.games, seed=args.seed, num_players=n,
+                                 progress=not args.no_progress, batch_size=args.batch_size, game=args.game,
+                                 runner=runner, **rules(args))
+        except Interrupted as stop:
+            result, played = stop.result, stop.result["games_played"]
+        title = (f"league of {len(names)} agents, {n} players, {len(result['lineups'])} lineups x {args.games} "
+                 f"games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
+                 f"{partial_note(played, len(result['lineups']) * args.games)}")
         out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args), **result}
-        summary = {k: v for k, v in result["ratings"].items()}
-    else:
-        n = args.players or len(args.agents)
-        names = list(args.agents)
-        if len(names) > n:
-            parser().error(f"{len(names)} agents for {n} players")
-        names += [names[-1]] * (n - len(names))
-        try:
-            agents = partial(build_agents, [partial(build, name, args.seed + 7919 * i, args)
-                                            for i, name in enumerate(names)])
-            res = play_match(agents, args.games, seed=args.seed, names=names, batch_size=args.batch_size,
-                             progress=not args.no_progress, game=args.game, runner=runner, **rules(args))
-        except (ValueError, FileNotFoundError) as e:
-            print(f"evaluate.py: error: {e}", file=sys.stderr)
-            return 2
-        summary = res.pooled()
-        what = args.game + (f", {args.edition}" if args.edition else "")
-        print(format_table(summary, f"{args.games} games, {n} players ({what}), seats rotating, seed "
-                                    f"{args.seed}, {time.time() - t0:.1f}s{where}"))
-        out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
-               **rules(args), "seats": names, "agents": summary}
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=2)
-    if args.plot:
-        from .plots import plot_ratings, plot_summary
+        return out, result["ratings"], played, title + "\n" + format_ratings(result)
+    try:
+        res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
+                         batch_size=args.batch_size, progress=not args.no_progress, game=args.game, runner=runner,
+                         **rules(args))
+    except Interrupted as stop:
+        res, played = stop.result, len(stop.result.places)
+    summary = res.pooled()
+    what = args.game + (f", {args.edition}" if args.edition else "")
+    table = format_table(summary, f"{args.games} games, {n} players ({what}), seats rotating, seed {args.seed}, "
+                                  f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}")
+    out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
+           **rules(args), "seats": names, "agents": summary}
+    return out, summary, played, table
 
-        paths = plot_summary(summary, args.plot, title=f"{n} players")
-        if args.league:
-            paths += plot_ratings(result, args.plot)
-        print("charts: " + ", ".join(str(p) for p in paths))
+
+def partial_note(played: int | None, planned: int) -> str:
+    """What a title adds when Ctrl-C stopped the run (played is None when it ran to the end)."""
+    if played is None:
+        return ""
+    return f" (PARTIAL: interrupted after {played} of {planned} games)"
+
+
+def main(argv=None) -> int:
+    """Exit status 0; 2 for a bad option (nothing played) or an agent or Ray that cannot be set up; 130 after
+    Ctrl-C (the games finished by then are reported and written, marked partial, if there are any)."""
+    args = parse_args(argv)
+    try:
+        runner = ray_runner(args.ray)
+        out, summary, played, table = play(args, runner)
+    except (ValueError, OSError) as e:
+        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:       # before play_match had any result to carry (e.g. building the agents)
+        played = 0
+    if played == 0:
+        print("evaluate.py: interrupted before any game finished: nothing written", file=sys.stderr)
+        return 130
+    print(table)
+    if played is not None:
+        out.update(partial=True, games_played=played)
+    try:
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(out, f, indent=2)
+        if args.plot:
+            from .plots import plot_ratings, plot_summary
+
+            paths = plot_summary(summary, args.plot, title=f"{args.players} players",
+                                 higher_total_wins=game_class(args.game).higher_total_wins)
+            if args.league:
+                paths += plot_ratings(out, args.plot)
+            print("charts: " + ", ".join(str(p) for p in paths))
+    except OSError as e:
+        print(f"evaluate.py: error: could not write the results: {e}", file=sys.stderr)
+        return 1
+    if played is not None:
+        print(f"evaluate.py: interrupted: the {played} games finished are reported" +
+              (" and written, marked partial" if args.json or args.plot else ""), file=sys.stderr)
+        return 130
     return 0

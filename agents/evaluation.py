@@ -5,9 +5,14 @@ games every agent sits in every seat once and no agent keeps the starting advant
 seed + j, and agents that draw random numbers draw them from streams of that game's seed (one per agent
 entry), so a run depends on the seed alone: not on the batch size, nor on how games are split up.
 
+Who won and who came next is the game's own: its winners() first, then the other seats by final total in the
+direction the game declares (Game.higher_total_wins: Help!'s highest total wins, Quando's and Cabo's lowest), so
+win rates, league ratings and knock success mean the same in every game.
+
 A match is cut into batches (split_games) that play_batch plays one at a time: play_match plays them here one
 after another, or hands them to a runner (agents.ray_tasks.RayRunner: Ray tasks on every CPU of a cluster),
-and adds up their results whatever order they come back in.
+and adds up their results whatever order they come back in. Ctrl-C raises Interrupted, a KeyboardInterrupt
+carrying the results of the batches that had come back.
 """
 from dataclasses import dataclass, field
 from functools import partial
@@ -66,13 +71,25 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return float(max(0.0, c - h)), float(min(1.0, c + h))
 
 
+def places(won: np.ndarray, totals: np.ndarray, higher_total_wins: bool) -> np.ndarray:
+    """(k, n) place of each seat in each of k finished games, 0 best: how many seats beat it. A winner (won,
+    the game's winners()) beats every non-winner; otherwise the better final total in the game's direction
+    wins, and equal totals share a place."""
+    key = -totals if higher_total_wins else totals
+    same = won[:, :, None] == won[:, None, :]
+    beats = (won[:, :, None] & ~won[:, None, :]) | (same & (key[:, :, None] < key[:, None, :]))   # [g, a, b]: a beats b
+    return beats.sum(axis=1)
+
+
 @dataclass
 class MatchResult:
-    """Per-entry stats of a match (entry i = the agent given at position i) and each game's final totals."""
+    """Per-entry stats of a match (entry i = the agent given at position i), each game's final totals and each
+    game's places (see places: 0 for its winners)."""
 
     names: list
     stats: list
     totals: np.ndarray = field(default=None)      # (games, n) final totals by entry, not by seat
+    places: np.ndarray = field(default=None)      # (games, n) places by entry, 0 best
 
     def pooled(self) -> dict:
         """{name: summary} with entries of the same name pooled."""
@@ -80,6 +97,15 @@ class MatchResult:
         for name, st in zip(self.names, self.stats):
             out.setdefault(name, SeatStats()).add(st)
         return {k: v.summary() for k, v in out.items()}
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a match (or league): `result` holds what finished before it, the games of the batches
+    that had come back (a MatchResult, or a league's result dict), for a caller to report as partial."""
+
+    def __init__(self, result):
+        super().__init__()
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -92,11 +118,12 @@ class Batch:
 
 @dataclass
 class BatchResult:
-    """What one batch adds to its match: per-entry stats and its games' final totals by entry."""
+    """What one batch adds to its match: per-entry stats and its games' final totals and places by entry."""
 
     batch: Batch
     stats: list
     totals: np.ndarray      # (batch.size, n)
+    places: np.ndarray      # (batch.size, n)
 
 
 def split_games(games: int, batch_size: int, min_batches: int = 1) -> list[Batch]:
@@ -139,18 +166,25 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
     names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in built]
     stats = [SeatStats() for _ in range(n)]
     all_totals = np.zeros((games, n), np.int64)
+    all_places = np.zeros((games, n), np.int64)
     batches = split_games(games, batch_size, runner.num_cpus if runner else 1)
     bar = tqdm(total=games, desc=desc, disable=not progress, unit="game", leave=False)
     if runner is None:
         done = (play_batch(built, b, seed, game, config, on_games=bar.update) for b in batches)
     else:
         done = runner.map(partial(play_batch, agents, seed=seed, game=game, config=config), batches, bar.update)
-    for r in done:
-        for total, part in zip(stats, r.stats):
-            total.add(part)
-        all_totals[r.batch.start:r.batch.start + r.batch.size] = r.totals
-    bar.close()
-    return MatchResult(names, stats, all_totals)
+    got = np.zeros(games, bool)
+    try:
+        for r in done:
+            for total, part in zip(stats, r.stats):
+                total.add(part)
+            rows = slice(r.batch.start, r.batch.start + r.batch.size)
+            all_totals[rows], all_places[rows], got[rows] = r.totals, r.places, True
+    except KeyboardInterrupt:
+        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got])) from None
+    finally:
+        bar.close()
+    return MatchResult(names, stats, all_totals, all_places)
 
 
 def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_games=None) -> BatchResult:
@@ -161,6 +195,7 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
     b = batch.size
     stats = [SeatStats() for _ in range(n)]
     totals_out = np.zeros((b, n), np.int64)
+    places_out = np.zeros((b, n), np.int64)
     seed = seed + batch.start
     rot = (batch.start + np.arange(b)) % n                  # entry i plays seat (i + rot) % n
     vg = game_class(game)(b, seed=seed, autoreset=False, **config)
@@ -195,15 +230,16 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
                     st.rounds += 1
                     st.round_points += int(pts[j, seat])
                 k = knocker[g]
-                if k >= 0:          # a knock succeeded when the knocker scored the fewest points of the round
+                if k >= 0:          # a knock succeeded when the knocker had the round's best points
                     st = stats[entry_of_seat[g, k]]
                     st.knocks += 1
-                    st.knock_wins += int(pts[j, k] == pts[j].min())
+                    st.knock_wins += int(pts[j, k] == (pts[j].max() if vg.higher_total_wins else pts[j].min()))
             knocker[ended] = -1
         finished = np.flatnonzero(live & (vg.game_over | vg.truncated))
         if finished.size:
             tot = vg.totals[finished]
             won = vg.winners(finished)
+            place = places(won, tot, vg.higher_total_wins)
             for j, g in enumerate(finished):
                 for seat in range(n):
                     st = stats[entry_of_seat[g, seat]]
@@ -212,10 +248,11 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
                     st.totals += int(tot[j, seat])
                     st.truncated += int(vg.truncated[g])
                     totals_out[g, entry_of_seat[g, seat]] = tot[j, seat]
+                    places_out[g, entry_of_seat[g, seat]] = place[j, seat]
             done[finished] = True
             if on_games is not None:
                 on_games(finished.size)
-    return BatchResult(batch, stats, totals_out)
+    return BatchResult(batch, stats, totals_out, places_out)
 
 
 def format_table(summary: dict, title: str = "") -> str:

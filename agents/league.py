@@ -1,8 +1,9 @@
-"""League: several agents round robin, rated with OpenSkill (Plackett-Luce) from each game's final order."""
+"""League: several agents round robin, rated with OpenSkill (Plackett-Luce) from each game's final order (the
+game's own: agents.evaluation.places)."""
 from functools import partial
 from itertools import combinations
 
-from .evaluation import SeatStats, build_agents, play_match
+from .evaluation import Interrupted, SeatStats, build_agents, play_match
 
 
 def lineups(names: list, num_players: int) -> list[tuple]:
@@ -23,8 +24,11 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
     With a runner (see play_match), its tasks build each lineup's agents from the factories (which Ray ships
     with cloudpickle).
 
+    Ctrl-C raises evaluation.Interrupted with the result of the games played so far.
+
     Each game updates the ratings once: every entrant in the lineup is a team (its seats), ranked by its
-    best final total (lower is better, ties share a rank)."""
+    best seat's place in that game (agents.evaluation.places: the game's winners first, then the final totals
+    in the game's direction; ties share a rank)."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -32,27 +36,44 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
     stats = {name: SeatStats() for name in factories}
     agents = {name: make() for name, make in factories.items()} if runner is None else None
     table = lineups(list(factories), num_players)
+    played = 0
     for li, lineup in enumerate(table):
         entrants = [agents[x] for x in lineup] if runner is None else \
             partial(build_agents, [factories[x] for x in lineup])
-        res = play_match(entrants, games_per_lineup, seed=seed + 100_003 * li, names=list(lineup),
-                         progress=progress, desc=" vs ".join(lineup), batch_size=batch_size, runner=runner,
-                         num_players=num_players, **config)
-        for name, st in zip(res.names, res.stats):
-            stats[name].add(st)
-        teams = sorted(set(lineup), key=lineup.index)
-        seats = {t: [i for i, x in enumerate(lineup) if x == t] for t in teams}
-        for tot in res.totals:
-            ranks = [float(min(tot[i] for i in seats[t])) for t in teams]
-            new = model.rate([[ratings[t]] for t in teams], ranks=ranks)
-            for t, team in zip(teams, new):
-                ratings[t] = team[0]
+        try:
+            res = play_match(entrants, games_per_lineup, seed=seed + 100_003 * li, names=list(lineup),
+                             progress=progress, desc=" vs ".join(lineup), batch_size=batch_size, runner=runner,
+                             num_players=num_players, **config)
+        except Interrupted as stop:
+            rate(model, ratings, stats, lineup, stop.result)
+            raise Interrupted(league_result(ratings, stats, table, games_per_lineup,
+                                            played + len(stop.result.places))) from None
+        rate(model, ratings, stats, lineup, res)
+        played += len(res.places)
+    return league_result(ratings, stats, table, games_per_lineup, played)
+
+
+def rate(model, ratings: dict, stats: dict, lineup: tuple, res) -> None:
+    """Add one lineup's match (res, a MatchResult) to the league's stats and ratings, game by game."""
+    for name, st in zip(res.names, res.stats):
+        stats[name].add(st)
+    teams = sorted(set(lineup), key=lineup.index)
+    seats = {t: [i for i, x in enumerate(lineup) if x == t] for t in teams}
+    for place in res.places:
+        ranks = [float(min(place[i] for i in seats[t])) for t in teams]
+        new = model.rate([[ratings[t]] for t in teams], ranks=ranks)
+        for t, team in zip(teams, new):
+            ratings[t] = team[0]
+
+
+def league_result(ratings: dict, stats: dict, table: list, games_per_lineup: int, played: int) -> dict:
+    """What play_league returns: the entrants by rating (best first) with their pooled stats."""
     out = {}
-    for name in factories:
+    for name in ratings:
         r = ratings[name]
         out[name] = {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal(), **stats[name].summary()}
     order = sorted(out, key=lambda k: -out[k]["ordinal"])
-    return {"lineups": [list(x) for x in table], "games_per_lineup": games_per_lineup,
+    return {"lineups": [list(x) for x in table], "games_per_lineup": games_per_lineup, "games_played": played,
             "ratings": {k: out[k] for k in order}}
 
 

@@ -11,8 +11,9 @@ def _plt():
     return plt
 
 
-def plot_summary(summary: dict, out_dir, title: str = "") -> list[Path]:
-    """win_rate.png (with 95% intervals and the 1/n parity line) and round_points.png; returns the paths."""
+def plot_summary(summary: dict, out_dir, title: str = "", higher_total_wins: bool = False) -> list[Path]:
+    """win_rate.png (with 95% intervals) and round_points.png (higher_total_wins: the game's, Game.higher_total_wins,
+    says which way is better); returns the paths."""
     plt = _plt()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -32,7 +33,7 @@ def plot_summary(summary: dict, out_dir, title: str = "") -> list[Path]:
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2, 3.5))
     ax.bar(names, [summary[k]["mean_round_points"] for k in names], color="tab:orange")
-    ax.set_ylabel("mean points per round (lower is better)")
+    ax.set_ylabel(f"mean points per round ({'higher' if higher_total_wins else 'lower'} is better)")
     ax.set_title(title or "round points")
     fig.tight_layout()
     paths.append(out / "round_points.png")

@@ -3,6 +3,9 @@
 A policy may take the heuristic's hint: the observation followed by a one-hot of the action the game's
 heuristic would play (a function of the same observation, so the policy still sees nothing else). PPOAgent
 adds the hint when the model's input is num_actions longer than the observation.
+
+Loading a model zip runs code from it: Stable-Baselines3 unpickles parts of the file (as torch.load and pickle
+do), so load only files you trust.
 """
 from pathlib import Path
 
@@ -35,7 +38,8 @@ def default_model(game: str) -> Path:
 
 
 class PPOAgent(Agent):
-    """Plays the policy's most likely legal action (deterministic=True) or samples from it."""
+    """Plays the policy's most likely legal action (deterministic=True) or samples from it. `path`: a MaskablePPO
+    .zip (default: the game's shipped model); loading it runs code from the file, so give only files you trust."""
 
     name = "ppo"
 

@@ -1,5 +1,7 @@
 """RLlibAgent: a policy trained with RLlib (quando_env.integrations.rllib) behind the agent interface, so
-the evaluation, leagues and terminal play measure it like any other agent."""
+the evaluation, leagues and terminal play measure it like any other agent.
+
+Loading a checkpoint runs code from it (RLlib restores pickled objects), so load only checkpoints you trust."""
 from .base import Agent
 
 

@@ -28,8 +28,8 @@ class SearchKit:
     action_values(obs, masks) -> (actions, values) ranking the candidates (lower value is better);
     players_of_obs: the player count of an observation length; always_try: actions searched whenever
     legal; playout(game, horizon): plays every game forward to its round's end (None: step playout_agent);
-    unfinished_points(game): (B, n) points of rounds cut off by the horizon; points_are_good: the game's
-    points are wanted (Help!), so the search maximizes them instead of minimizing.
+    unfinished_points(game): (B, n) points of rounds cut off by the horizon. The search minimizes the agent's
+    points, or maximizes them where the game's highest total wins (game_class.higher_total_wins: Help!).
     """
 
     game_class: type
@@ -39,7 +39,6 @@ class SearchKit:
     playout: Callable | None = None
     playout_agent: Agent | None = None
     unfinished_points: Callable | None = None
-    points_are_good: bool = False
 
 
 class RolloutAgent(Agent):
@@ -49,7 +48,7 @@ class RolloutAgent(Agent):
     matters most); max_candidates: heuristic-ranked discards or draws tried besides the heuristic's choice,
     knock and pass (None: every legal action); horizon: decisions played after the action (None: to the
     round's end); relative: weight of the opponents' mean round points; z: standard errors an action must
-    win by; game_weight: extra cost, in points, of a round that ends the game with the agent not lowest;
+    win by; game_weight: extra cost, in points, of a round that ends the game with the agent not among its winners;
     max_worlds: worlds per game batch (bounds memory); kit: the game's SearchKit; config: the game's options
     (num_players is read from the observation).
     """
@@ -144,13 +143,13 @@ class RolloutAgent(Agent):
         over = vg.current_player < 0
         pts = vg.round_points if over.all() else np.where(over[:, None], vg.round_points,
                                                            self.kit.unfinished_points(vg))
-        pts = pts.astype(np.float64) * (-1.0 if self.kit.points_are_good else 1.0)
+        pts = pts.astype(np.float64) * (-1.0 if self.kit.game_class.higher_total_wins else 1.0)
         score = pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)
-        if self.game_weight:      # a round that ends the game (R19) with the agent not lowest costs extra
+        if self.game_weight:      # a round that ends the game (R19) with the agent not a winner costs extra
             tot = vg.totals
             target = cfg.target_score if hasattr(cfg, "target_score") else cfg.target
             ends = over & (tot.max(axis=1) >= target)
-            score += self.game_weight * (ends & (tot[:, 0] > tot.min(axis=1)))
+            score += self.game_weight * (ends & ~vg.winners()[:, 0])
         start = 0
         for i, acts, k, h, _ in chunk:
             s = score[start:start + acts.size * k].reshape(acts.size, k)

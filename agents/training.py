@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from quando_env.cli import argtypes
 from quando_env.registry import game_class, game_names
 
 from . import game_agents
@@ -241,41 +242,71 @@ def save_compact(model, path) -> None:
 
 
 # ---------------------------------------------------------------- command line
+MAX_STEPS = 10**12          # --timesteps, --eval-every, --checkpoint-every
+MAX_ENVS = 4096             # --envs: games stepped together
+MAX_GAMES = 1_000_000       # --bc-games, --eval-games
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="train.py", description="Train a MaskablePPO agent by self-play (heuristic "
-                                "warm start, then PPO against heuristic players and its own snapshots).",
-                                allow_abbrev=False)
+                                "warm start, then PPO against heuristic players and its own snapshots). Bad options "
+                                "are refused before anything is trained or written; Ctrl-C saves the latest model "
+                                "and the evaluation history.", allow_abbrev=False)
+    steps, games = argtypes.int_in(1, MAX_STEPS), argtypes.int_in(1, MAX_GAMES)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
-    p.add_argument("--timesteps", type=int, default=1_000_000, help="PPO timesteps (learner decisions)")
-    p.add_argument("--envs", type=int, default=32, help="games stepped together")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="output folder (TensorBoard logs, checkpoints, models; default "
-                   "runs/ppo_GAME)")
-    p.add_argument("--resume", metavar="ZIP", help="continue training this model (skips the warm start)")
-    p.add_argument("--bc-games", type=int, default=600, help="heuristic games imitated before PPO (0: none)")
-    p.add_argument("--eval-every", type=int, default=100_000, help="timesteps between evaluations")
-    p.add_argument("--eval-games", type=int, default=200, help="games per evaluation")
-    p.add_argument("--checkpoint-every", type=int, default=200_000, help="timesteps between checkpoints")
-    p.add_argument("--pool-size", type=int, default=4, help="frozen snapshots kept in the opponent pool")
-    p.add_argument("--heuristic-share", type=float, default=0.5, help="share of heuristic opponents in the pool")
-    p.add_argument("--lr", type=float, default=1e-4, help="PPO learning rate")
-    p.add_argument("--ent-coef", type=float, default=0.003, help="PPO entropy bonus")
-    p.add_argument("--clip", type=float, default=0.1, help="PPO clip range")
-    p.add_argument("--time-limit", type=float, default=19.0, help="minutes after which training stops (0: none)")
-    p.add_argument("--save-to", default=None, help="also save the final (or --ship best) policy here, without the "
-                   "optimizer state (e.g. agents/models/ppo_quando_4p.zip)")
+    p.add_argument("--timesteps", type=steps, default=1_000_000, help="PPO timesteps (learner decisions)")
+    p.add_argument("--envs", type=argtypes.int_in(1, MAX_ENVS), default=32, help=f"games stepped together, "
+                   f"1..{MAX_ENVS}")
+    p.add_argument("--players", type=argtypes.positive_int, default=4)
+    p.add_argument("--seed", type=argtypes.int_in(0, 2**32 - 1), default=0, help="0..2^32-1 (Stable-Baselines3 "
+                   "seeds numpy's global generator with it)")
+    p.add_argument("--out", default=None, type=argtypes.output_dir, help="output folder, created if missing "
+                   "(TensorBoard logs, checkpoints, models; default runs/ppo_GAME)")
+    p.add_argument("--resume", metavar="ZIP", type=argtypes.existing_file, help="continue training this model "
+                   "(skips the warm start); loading a model runs code from its file (pickle): load only files you "
+                   "trust")
+    p.add_argument("--bc-games", type=argtypes.int_in(0, MAX_GAMES), default=600, help="heuristic games imitated "
+                   "before PPO (0: none)")
+    p.add_argument("--eval-every", type=steps, default=100_000, help="timesteps between evaluations")
+    p.add_argument("--eval-games", type=games, default=200, help="games per evaluation")
+    p.add_argument("--checkpoint-every", type=steps, default=200_000, help="timesteps between checkpoints")
+    p.add_argument("--pool-size", type=argtypes.int_in(1, 1000), default=4, help="frozen snapshots kept in the "
+                   "opponent pool")
+    p.add_argument("--heuristic-share", type=argtypes.probability, default=0.5, help="share of heuristic "
+                   "opponents in the pool, 0..1")
+    p.add_argument("--lr", type=argtypes.float_in(0.0, 1.0, above=True), default=1e-4, help="PPO learning rate")
+    p.add_argument("--ent-coef", type=argtypes.float_in(0.0, 1.0), default=0.003, help="PPO entropy bonus")
+    p.add_argument("--clip", type=argtypes.float_in(0.0, 1.0, above=True), default=0.1, help="PPO clip range")
+    p.add_argument("--time-limit", type=argtypes.float_in(0.0, 10**7), default=19.0, help="minutes after which "
+                   "training stops (0: none)")
+    p.add_argument("--save-to", default=None, type=argtypes.output_file, help="also save the final (or --ship "
+                   "best) policy here, a .zip in an existing folder, without the optimizer state (e.g. "
+                   "agents/models/ppo_quando_4p.zip)")
     p.add_argument("--ship", choices=["final", "best"], default="final", help="which model --save-to writes: the "
                    "last one, or the one with the best evaluation")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads")
     p.add_argument("--no-hint", dest="hint", action="store_false", help="the policy sees the observation only, "
                    "without the heuristic's suggested action appended")
     p.add_argument("--no-progress", action="store_true")
     return p
 
 
+def parse_args(argv=None) -> argparse.Namespace:
+    """The command line, checked as a whole before anything is trained or written (argparse's exit 2, naming
+    the option, otherwise); --out gets its default."""
+    p = parser()
+    args = p.parse_args(argv)
+    argtypes.check_game_options(p, args.game, args.players)
+    args.out = argtypes.check(p, "--out", argtypes.output_dir, args.out or f"runs/ppo_{args.game}")
+    if args.save_to is not None and not args.save_to.endswith(".zip"):
+        p.error(f"argument --save-to: {args.save_to!r} must end in .zip (Stable-Baselines3 would add it)")
+    return args
+
+
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    """Exit status 0; 2 for a bad option or a --resume model that does not fit; 130 after Ctrl-C, with the
+    latest model and the evaluation history saved."""
+    args = parse_args(argv)
     import torch as th
     from sb3_contrib import MaskablePPO
 
@@ -285,16 +316,7 @@ def main(argv=None) -> int:
     th.set_num_threads(args.threads)
     t0 = time.time()
     deadline = t0 + 60 * args.time_limit if args.time_limit > 0 else None
-    out = Path(args.out or f"runs/ppo_{args.game}")
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    logf = open(out / "train_log.txt", "a")
-
-    def log(msg):
-        tqdm.write(msg)
-        logf.write(msg + "\n")
-        logf.flush()
-
-    log(f"train.py {' '.join(sys.argv[1:] if argv is None else argv)}")
+    out = Path(args.out)
     gamma, reward_scale = 0.995, 0.1
 
     class LearnerView(VecEnvWrapper):
@@ -328,27 +350,46 @@ def main(argv=None) -> int:
                         game=args.game)
     venv = LearnerView(base)
     if args.resume:
-        model = MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+        try:     # SB3 unpickles the zip: it runs code from the file (load only files you trust)
+            model = MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+        except Exception as e:
+            print(f"train.py: error: argument --resume: cannot continue {args.resume} on {args.game} with "
+                  f"{args.players} players{'' if args.hint else ' and --no-hint'}: {type(e).__name__}: {e}",
+                  file=sys.stderr)
+            return 2
         model.learning_rate = args.lr
     else:
         model = MaskablePPO("MlpPolicy", venv, learning_rate=args.lr, n_steps=256, batch_size=1024, n_epochs=4,
                             gamma=gamma, gae_lambda=0.95, clip_range=args.clip, ent_coef=args.ent_coef, vf_coef=0.5,
                             target_kl=0.03, seed=args.seed, device="cpu", tensorboard_log=str(out / "tb"),
                             policy_kwargs=dict(net_arch=dict(pi=[256, 256], vf=[256, 256])))
-        if args.bc_games > 0:
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)     # the model is set up: now write
+    logf = open(out / "train_log.txt", "a")
+
+    def log(msg):
+        tqdm.write(msg)
+        logf.write(msg + "\n")
+        logf.flush()
+
+    log(f"train.py {' '.join(sys.argv[1:] if argv is None else argv)}")
+    Progress, SelfPlay = make_callbacks(out, args, base, log)
+    selfplay = SelfPlay()
+    try:
+        if args.bc_games > 0 and not args.resume:
             st = warm_start(model, args.bc_games, args.seed, gamma, reward_scale, progress=not args.no_progress,
                             hint=args.hint, num_players=args.players, game=args.game)
             log(f"warm start: {st['samples']} heuristic decisions imitated, held-out accuracy {st['accuracy']:.3f} "
                 f"({time.time() - t0:.0f}s)")
-    Progress, SelfPlay = make_callbacks(out, args, base, log)
-    selfplay = SelfPlay()
-    model.learn(args.timesteps, callback=[Progress(args.timesteps, deadline), selfplay], tb_log_name="ppo",
-                reset_num_timesteps=not args.resume)
-    if selfplay.history[-1]["timesteps"] != model.num_timesteps:
-        selfplay.evaluate()
-    model.save(out / "final_model.zip")
-    with open(out / "eval_history.json", "w") as f:
-        json.dump(selfplay.history, f, indent=2)
+        model.learn(args.timesteps, callback=[Progress(args.timesteps, deadline), selfplay], tb_log_name="ppo",
+                    reset_num_timesteps=not args.resume)
+        if selfplay.history[-1]["timesteps"] != model.num_timesteps:
+            selfplay.evaluate()
+    except KeyboardInterrupt:
+        model_path, history_path = save_run(model, selfplay.history, out)
+        log(f"train.py: interrupted at {model.num_timesteps} timesteps: latest model saved to {model_path}, "
+            f"evaluation history to {history_path}")
+        return 130
+    save_run(model, selfplay.history, out)
     if args.save_to:
         src = out / ("best_model.zip" if args.ship == "best" else "final_model.zip")
         save_compact(MaskablePPO.load(str(src), device="cpu"), args.save_to)
@@ -356,6 +397,14 @@ def main(argv=None) -> int:
     log(f"done in {(time.time() - t0) / 60:.1f} min: {out / 'final_model.zip'}, {out / 'best_model.zip'}, "
         f"TensorBoard logs in {out / 'tb'}")
     return 0
+
+
+def save_run(model, history: list, out: Path) -> tuple[Path, Path]:
+    """Save the model as final_model.zip and the evaluation history as eval_history.json in `out`."""
+    model.save(out / "final_model.zip")
+    with open(out / "eval_history.json", "w") as f:
+        json.dump(history, f, indent=2)
+    return out / "final_model.zip", out / "eval_history.json"
 
 
 __all__ = ["heuristic_games", "warm_start", "opponent_pool", "save_compact", "main", "DEFAULT_MODEL"]

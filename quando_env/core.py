@@ -28,6 +28,8 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `narrator(labels)`, `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
   `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
 - `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
+- `higher_total_wins`: True when the highest final total wins (Help!), False when the lowest does (Quando,
+  Cabo): the direction of points that `winners` follows, which evaluations rank and rate by.
 
 Shared pieces a game builds with: `step_starts` / `step_ends` / `episode_ends` (numba, the parts of a
 step every game has), `Layout` (an observation's sections from the game's `layout(n)`), `Narrator` (the
@@ -192,6 +194,7 @@ class Game:
     record_format = ""
     seat_info_keys: tuple = ()
     knock_action = None
+    higher_total_wins = False
     kernels = None
     parallel_kernels = None
 

@@ -16,7 +16,7 @@ def search_kit(playout_agent=None) -> SearchKit:
     counts no points."""
     playout_agent = playout_agent or HeuristicAgent()
     return SearchKit(game_class=VectorGame, prior=HeuristicAgent(), players_of_obs=players_from_obs_dim,
-                     playout_agent=playout_agent, points_are_good=True,
+                     playout_agent=playout_agent,
                      unfinished_points=lambda game: np.zeros((game.num_games, game.num_players), np.int64))
 
 

@@ -27,6 +27,7 @@ class VectorGame(Game):
     record_format = "cabo-record/1"
     seat_info_keys = ("hand_total",)
     knock_action = KNOCK
+    higher_total_wins = False
     kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
                               infos=E.info_kernel)
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)

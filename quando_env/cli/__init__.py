@@ -3,28 +3,51 @@ import argparse
 import sys
 
 from ..registry import game_names
+from . import argtypes
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None) -> argparse.Namespace:
+    """The command line; demo's and play's options are checked as a whole before any game starts (argparse's
+    exit 2, naming the option, otherwise)."""
     parser = argparse.ArgumentParser(prog="python -m quando_env", description=__doc__, allow_abbrev=False)
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="play one game between random agents, print it and save its record",
                        allow_abbrev=False)
     d.add_argument("--game", default="quando", choices=game_names())
-    d.add_argument("--players", type=int, default=4)
+    d.add_argument("--players", type=argtypes.positive_int, default=4)
     d.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--record", default="demo_game.json", help="where to save the game record")
+    d.add_argument("--seed", type=argtypes.seed, default=0, help="0..2^63-1")
+    d.add_argument("--record", default="demo_game.json", type=argtypes.output_file, help="where to save the game "
+                   "record (its folder must exist)")
     r = sub.add_parser("replay", help="print a saved game record turn by turn", allow_abbrev=False)
     r.add_argument("file")
     p = sub.add_parser("play", help="play against agents in the terminal", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names())
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--opponents", default="heuristic")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--players", type=argtypes.positive_int, default=4)
+    p.add_argument("--opponents", default="heuristic", help="one agent name for every opponent, or one per "
+                   "opponent separated by commas: random, heuristic, greedy, rollout, ppo, ppo:PATH, "
+                   "rllib:CHECKPOINT (these two run code from their file as they load it: load only files you "
+                   "trust)")
+    p.add_argument("--seed", type=argtypes.seed, default=None, help="0..2^63-1 (default: a random one)")
     p.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
-    p.add_argument("--record", default=None, help="where to save the game record (default: a name with the time)")
+    p.add_argument("--record", default=None, type=argtypes.output_file, help="where to save the game record "
+                   "(its folder must exist; default: a name with the time)")
     args = parser.parse_args(argv)
+    if args.command in ("demo", "play"):
+        sub_parser = d if args.command == "demo" else p
+        argtypes.check_game_options(sub_parser, args.game, args.players, args.edition)
+    if args.command == "play":
+        from .play import PlayError, check_opponents
+
+        try:
+            check_opponents(args.opponents, args.players, args.game)
+        except PlayError as e:
+            p.error(f"argument --opponents: {e}")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     try:
         if args.command == "demo":
             from .commands import demo

@@ -6,7 +6,8 @@ from ..registry import game_module
 
 
 def demo(args) -> int:
-    """A whole game between uniformly random players, printed round by round; the record is saved."""
+    """A whole game between uniformly random players, printed round by round; the record is saved (its path
+    was checked with the options, before the game)."""
     options = {"num_players": args.players, **({"edition": args.edition} if args.edition else {})}
     e = game_module(args.game).raw_env(**options)
     e.reset(seed=args.seed)

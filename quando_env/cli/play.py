@@ -5,8 +5,12 @@ contract's `narrator`) tells every decision in one line and each round's end. Th
 JSON (also when the game is left early) so that `python -m quando_env replay FILE` can replay it.
 
 Agents other than `random` come from the `quando_env.agents` entry point (the `agents` package of this
-repository registers its `make_agent` there), so quando_env itself never imports them.
+repository registers its `make_agent` there), so quando_env itself never imports them. Their names are checked
+before the game starts by the `check_agent(name, game)` of the entry point's module, where it has one.
+ppo:PATH and rllib:CHECKPOINT opponents run code from their file as it loads (pickle): load only files you trust.
 """
+import argparse
+import importlib
 import inspect
 import secrets
 import shlex
@@ -18,6 +22,7 @@ import numpy as np
 
 from .. import record as rec
 from ..registry import game_module
+from .argtypes import output_file
 
 HUMAN = 0
 AGENT_NAMES = ("heuristic", "rollout", "ppo", "random")
@@ -42,20 +47,41 @@ def _opponent_names(spec: str, n: int) -> list[str]:
     names = [x.strip() for x in str(spec).split(",")]
     names = [key.lower() + sep + arg for key, sep, arg in (x.partition(":") for x in names)]  # ppo:PATH keeps PATH
     if any(not x for x in names) or len(names) not in (1, n - 1):
-        raise PlayError(f"--opponents {spec!r}: give one name for all {n - 1} opponents or {n - 1} names "
+        raise PlayError(f"{spec!r}: give one name for all {n - 1} opponents or {n - 1} names "
                         f"separated by commas (names: {', '.join(AGENT_NAMES)})")
     return names * (n - 1) if len(names) == 1 else names
 
 
-def agent_factory():
-    """The `make_agent` registered under the `quando_env.agents` entry point (PlayError if none)."""
+def _agents_entry_point():
+    """(the entry point, the `make_agent` registered under `quando_env.agents`); PlayError if none."""
     try:
         (ep,) = entry_points(group="quando_env.agents", name="make_agent")
-        return ep.load()
+        return ep, ep.load()
     except Exception as e:  # not installed, broken, or not registered
         raise PlayError(f"agents other than random come from the agents package (entry point quando_env.agents), "
                         f"which is not available: {type(e).__name__}: {e}. Play against --opponents random "
                         "instead.") from None
+
+
+def agent_factory():
+    """The `make_agent` registered under the `quando_env.agents` entry point (PlayError if none)."""
+    return _agents_entry_point()[1]
+
+
+def check_opponents(spec: str, n: int, game: str) -> list[str]:
+    """The opponents' names of --opponents for n players, each checked by the agents package's check_agent
+    (when its module has one) without building or loading anything; PlayError for a bad one."""
+    names = _opponent_names(spec, n)
+    others = sorted(set(names) - {"random"})
+    if others:
+        ep, _ = _agents_entry_point()
+        check = getattr(importlib.import_module(ep.module), "check_agent", None)
+        for name in others if check else ():
+            try:
+                check(name, game=game)
+            except Exception as e:
+                raise PlayError(str(e)) from None
+    return names
 
 
 def _make_opponent(name: str, seat: int, seed: int, game):
@@ -131,6 +157,11 @@ class Moves(dict):
 class _Session:
     def __init__(self, args):
         self.n = int(args.players)
+        self.path = args.record or time.strftime(f"{args.game}-%Y%m%d-%H%M%S.json")
+        try:    # --record was checked with the options; the default name is checked here, before anything else
+            output_file(self.path)
+        except argparse.ArgumentTypeError as e:
+            raise PlayError(f"cannot save the game record: {e}") from None
         self.seed = int(args.seed) if args.seed is not None else secrets.randbelow(2**31)
         module = game_module(args.game)
         options = {"num_players": self.n, **({"edition": args.edition} if args.edition else {})}
@@ -142,7 +173,6 @@ class _Session:
         self.labels = ["you"] + names
         self.opponents = {p: _make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game)
                           for p in range(1, self.n)}
-        self.path = args.record or time.strftime(f"{args.game}-%Y%m%d-%H%M%S.json")
         self.narrator = self.game.narrator(self.labels)
         self.echo = not sys.stdin.isatty()
 

@@ -31,6 +31,7 @@ class VectorGame(Game):
     record_format = "help-record/1"
     seat_info_keys = ()
     knock_action = None
+    higher_total_wins = True
     kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
                               infos=E.info_kernel)
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)

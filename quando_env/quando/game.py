@@ -28,6 +28,7 @@ class VectorGame(Game):
     record_format = "quando-record/1"
     seat_info_keys = ("hand_sum",)
     knock_action = KNOCK
+    higher_total_wins = False
     kernels = SimpleNamespace(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
                               observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel)
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, play_random=E.play_random_kernel_parallel,

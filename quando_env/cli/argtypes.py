@@ -1,0 +1,155 @@
+"""What every command line of the repository takes, checked before any work: argparse `type=` functions
+(python -m quando_env, evaluate.py, train.py) and the checks that need several options at once.
+
+A bad value ends the program at once with argparse's usage line, one `error: argument --OPTION: ...` line
+naming the option and what it allows, and exit status 2: never a traceback, and never after games were
+played or a model trained. Output paths are checked the same way, so results are never lost for want of a
+folder: a file needs an existing folder it can write in; a folder is created, so the nearest existing
+folder above it must be writable.
+"""
+import argparse
+import math
+import os
+from pathlib import Path
+
+from ..checks import SEED_MAX, shown
+
+
+def _span(lo, hi, what: str, above: bool = False) -> str:
+    """'an integer 1..5', 'a number > 0', 'an integer >= 1' ..."""
+    if hi is None:
+        return f"{what} {'>' if above else '>='} {lo}"
+    return f"{what} {lo}..{hi}" if not above else f"{what} > {lo} and <= {hi}"
+
+
+def int_in(lo: int, hi: int | None = None):
+    """The type of an integer option in lo..hi (no upper bound with hi=None)."""
+    allowed = _span(lo, hi, "an integer")
+
+    def integer(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not {allowed}") from None
+        if value < lo or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"{shown(value)} is not allowed: {allowed}")
+        return value
+    return integer
+
+
+def float_in(lo: float, hi: float | None = None, above: bool = False):
+    """The type of a finite number option in lo..hi (above: lo itself excluded; hi=None: no upper bound)."""
+    allowed = _span(lo, hi, "a number", above)
+
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not {allowed}") from None
+        if not math.isfinite(value) or value < lo or (above and value == lo) or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {allowed}")
+        return value
+    return number
+
+
+positive_int = int_in(1)
+seed = int_in(0, SEED_MAX)            # a game seed (game j of a batch gets seed + j: see check_seed_room)
+probability = float_in(0.0, 1.0)
+
+
+def _path(text: str) -> Path:
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is no path")
+    return Path(text)
+
+
+def _named(text: str) -> str:
+    """A path as an error message shows it: whole, unless absurdly long."""
+    return repr(text) if len(text) <= 1000 else shown(text)
+
+
+def existing_file(text: str) -> str:
+    """The type of an input file option: the file must exist (its name is kept as given)."""
+    path = _path(text)
+    try:
+        ok = path.is_file()
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"{_named(text)}: {e.strerror}") from None
+    if not ok:
+        raise argparse.ArgumentTypeError(f"{_named(text)}: no such file" + (" (a folder)" if path.is_dir() else ""))
+    return text
+
+
+def _writable_folder(folder: Path, text: str) -> None:
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{_named(text)}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{_named(text)}: cannot write in {folder}")
+
+
+def output_file(text: str) -> str:
+    """The type of an output file option: not a folder, in an existing folder this program may write in
+    (no folder is created), and writable if it exists."""
+    path = _path(text)
+    try:
+        if text.endswith(("/", os.sep)) or path.is_dir():
+            raise argparse.ArgumentTypeError(f"{_named(text)} is a folder: give a file name")
+        if not path.parent.exists():
+            raise argparse.ArgumentTypeError(f"{_named(text)}: no folder {path.parent}")
+        _writable_folder(path.parent, text)
+        if path.exists() and not os.access(path, os.W_OK):
+            raise argparse.ArgumentTypeError(f"{_named(text)}: the file is not writable")
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"{_named(text)}: {e.strerror}") from None
+    return text
+
+
+def output_dir(text: str) -> str:
+    """The type of an output folder option: an existing writable folder, or one that can be created (the
+    nearest existing folder above it is a writable folder)."""
+    path = _path(text)
+    try:
+        existing = path
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if existing == path and not path.is_dir():
+            raise argparse.ArgumentTypeError(f"{_named(text)} is a file, not a folder")
+        _writable_folder(existing, text)
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"{_named(text)}: {e.strerror}") from None
+    return text
+
+
+def check(parser: argparse.ArgumentParser, option: str, type_, value):
+    """type_(value) for a value checked after parsing (a default computed from other options); a bad one ends
+    the program as argparse would (status 2, the option named)."""
+    try:
+        return type_(value)
+    except argparse.ArgumentTypeError as e:
+        parser.error(f"argument {option}: {e}")
+
+
+def check_game_options(parser: argparse.ArgumentParser, game: str, players: int, edition: str | None = None,
+                       players_option: str = "--players"):
+    """The game's config for its player count (given by players_option) and --edition (Quando's), or the
+    program ends naming the option."""
+    from ..core import make_config
+    from ..registry import game_class
+
+    cls = game_class(game).config_class
+    options = {"num_players": players}
+    if edition is not None:
+        if "edition" not in cls.__dataclass_fields__:
+            parser.error(f"argument --edition: {game} has no editions (only quando has)")
+        options["edition"] = edition
+    try:
+        return make_config(cls, **options)
+    except ValueError as e:
+        parser.error(f"argument {players_option}: {e}")
+
+
+def check_seed_room(parser: argparse.ArgumentParser, value: int, span: int, what: str) -> None:
+    """Seeds value .. value + span are used (`what` says by which): all must stay <= SEED_MAX."""
+    if value + span > SEED_MAX:
+        parser.error(f"argument --seed: {value} leaves no room for {what} (seeds up to seed + {span} are used, "
+                     f"and seeds end at {SEED_MAX}): give at most {SEED_MAX - span}")
