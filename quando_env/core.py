@@ -296,9 +296,11 @@ class Game:
         return int(config.max_steps)
 
     def winners(self, games=None) -> np.ndarray:
-        """(k, n) bool: the seats that win each listed game by its final totals (lowest total by default)."""
+        """(k, n) bool: the seats that win each listed game by its final totals (the best total: the highest
+        when `higher_total_wins`, else the lowest)."""
         tot = self.totals[self.slots(games)]
-        return tot == tot.min(axis=1, keepdims=True)
+        best = tot.max(axis=1, keepdims=True) if self.higher_total_wins else tot.min(axis=1, keepdims=True)
+        return tot == best
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed=None, games=None, **setup) -> None:

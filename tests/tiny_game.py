@@ -207,6 +207,7 @@ class TinyGame(Game):
     config_class = TinyConfig
     setup_keys = ("deck",)
     record_format = "tiny-record/1"
+    higher_total_wins = True
     seat_info_keys = ()
     kernels = SimpleNamespace(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel,
                               observe=observe_kernel, state=state_kernel, infos=info_kernel)
@@ -246,9 +247,6 @@ class TinyGame(Game):
     def redeal(self, g, deck):
         redeal_kernel(self.states, int(g), self.masks, self.cfg, check_deck(deck))
 
-    def winners(self, games=None):
-        tot = self.totals[self.slots(games)]
-        return tot == tot.max(axis=1, keepdims=True)
 
 
 VectorGame = TinyGame   # registry.game_class looks a game's engine up under this module attribute

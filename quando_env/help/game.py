@@ -101,11 +101,6 @@ class VectorGame(Game):
         rounds = config.num_players * (config.target - 1) + 1 if config.episode == "game" else 1
         return int(config.max_steps) * rounds
 
-    def winners(self, games=None):
-        """(k, n) bool: the seats with the highest total (at the target when the game ended by R21)."""
-        tot = self.totals[self.slots(games)]
-        return tot == tot.max(axis=1, keepdims=True)
-
     # ------------------------------------------------------------------ records
     def round_setup(self, g):
         s = self.states[g]
