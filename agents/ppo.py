@@ -35,7 +35,10 @@ def default_model(game: str) -> Path:
 
 
 class PPOAgent(Agent):
-    """Plays the policy's most likely legal action (deterministic=True) or samples from it."""
+    """Plays the policy's most likely legal action (deterministic=True) or samples from it.
+
+    Load only model files you trust: MaskablePPO.load unpickles parts of the zip (cloudpickle), so a crafted
+    file runs any code it holds. The shipped models (agents/models) are the project's own."""
 
     name = "ppo"
 
