@@ -6,6 +6,7 @@ observing player cannot tell apart from the real one.
 """
 import base64
 import builtins
+import functools
 import importlib.util
 import json
 import pickle
@@ -270,6 +271,12 @@ def test_serialized_states_are_json_game_records_that_replay_exactly(game):
         assert state.is_terminal() and back.returns() == state.returns()
 
 
+@functools.cache
+def read_only_states(game):
+    """mid_game_states(game) made once, for the tests that only read them."""
+    return mid_game_states(game)
+
+
 def play_moves(state, rs):
     """Play random moves to the end, yielding what each step shows: legal actions, rewards, tensors (the
     state is changed in place)."""
@@ -308,7 +315,7 @@ def tamper(record, where, value, cut):
 def test_a_tampered_record_is_refused_or_replays_to_itself(game, where, value, cut):
     """Whatever one field of a record is changed to, deserialize_state refuses it with a ValueError, or gives
     a state whose record is exactly the text it was given (and which plays on)."""
-    g, states = CACHE.setdefault(game, mid_game_states(game))
+    g, states = read_only_states(game)
     record = tamper(json.loads(states[2].serialize()), where, value, cut)
     text = json.dumps(record, separators=(",", ":"))
     try:
@@ -325,16 +332,13 @@ def test_a_tampered_record_is_refused_or_replays_to_itself(game, where, value, c
                                    | st.dictionaries(st.text(max_size=5), c, max_size=3)).map(json.dumps)))
 def test_any_text_is_refused_as_a_state_with_a_value_error(text):
     with pytest.raises(ValueError, match="serialized state|the state's|worlds|a state of"):
-        CACHE.setdefault("cabo", mid_game_states("cabo"))[0].deserialize_state(text)
+        read_only_states("cabo")[0].deserialize_state(text)
 
 
 def test_deeply_nested_json_is_refused_as_a_value_error():
     g = load("quando")
     with pytest.raises(ValueError, match="RecursionError"):
         g.deserialize_state("[" * 100_000 + "]" * 100_000)
-
-
-CACHE = {}
 
 
 # ---------------------------------------------------------------- parameters and player ids are checked
