@@ -39,7 +39,10 @@ def default_model(game: str) -> Path:
 
 class PPOAgent(Agent):
     """Plays the policy's most likely legal action (deterministic=True) or samples from it. `path`: a MaskablePPO
-    .zip (default: the game's shipped model); loading it runs code from the file, so give only files you trust."""
+    .zip (default: the game's shipped model).
+
+    Load only model files you trust: MaskablePPO.load unpickles parts of the zip (cloudpickle), so a crafted
+    file runs any code it holds. The shipped models (agents/models) are the project's own."""
 
     name = "ppo"
 

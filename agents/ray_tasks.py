@@ -4,15 +4,19 @@ CPU of the cluster, so `evaluate.py --ray local|ADDRESS` uses every core of this
 Only this module imports Ray, and evaluate.py imports it for --ray alone. A task runs the very play_batch a
 single process runs, on agents it builds itself from the recipe it is given (evaluate.py's: the agents' names,
 through make_agent), and every game's randomness comes from that game's seed, so the results are those of the
-single-process run with the same seed whatever the split and the order tasks finish in.
+single-process run with the same seed whatever the split and the order tasks finish in. That makes a task
+safe to run again: one whose worker dies (killed, out of memory, its node lost) is retried, up to
+MAX_RETRIES times, and gives the result it would have given.
 """
 import numba
 import ray
 
 from quando_env.integrations import init_ray
 
+MAX_RETRIES = 3     # reruns of a task whose worker died; an exception raised by play itself is not retried
 
-@ray.remote(num_cpus=1)
+
+@ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)
 def _play(play, batch):
     numba.set_num_threads(1)        # the task holds one CPU: engines stay on it, as do the other tasks on theirs
     return play(batch)
@@ -20,13 +24,11 @@ def _play(play, batch):
 
 class RayRunner:
     """Runs a match's batches as tasks on the Ray at `address` ("local": a Ray started on this machine, on
-    loopback; an address joins that cluster). The runner of agents.evaluation.play_match."""
+    loopback; an address joins that cluster; ConnectionError naming it when no cluster answers there, within
+    init_ray's timeout). The runner of agents.evaluation.play_match."""
 
     def __init__(self, address: str = "local"):
-        try:
-            init_ray(address)
-        except (ConnectionError, ray.exceptions.RayError) as e:
-            raise ConnectionError(f"no Ray cluster answered at {address}: {e}") from None
+        init_ray(address)
         self.num_cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
 
     def map(self, play, batches, on_games):

@@ -6,7 +6,8 @@ from .base import Agent
 
 
 class RLlibAgent(Agent):
-    """Plays the checkpoint's most likely legal action (deterministic)."""
+    """Plays the checkpoint's most likely legal action (deterministic). Load only checkpoints you trust: loading
+    one unpickles it (quando_env.integrations.rllib.load_policy), which can run any code it holds."""
 
     name = "rllib"
 

@@ -3,14 +3,19 @@
 The tests run the CLI in this process on the session's local Ray (the ray_local fixture: 2 CPUs), so
 `--ray local` finds Ray already up and uses it."""
 import json
+import os
+import socket
 import subprocess
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents import RandomAgent
+from agents.cabo import HeuristicAgent as CaboHeuristic
 from agents.evaluate_cli import main, parser
 from agents.evaluation import Batch, play_match, split_games
 from agents.quando import GreedyAgent
@@ -114,3 +119,77 @@ def test_without_ray_evaluate_never_imports_it_and_a_missing_ray_is_a_clear_erro
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2, r.stderr
     assert "--ray needs Ray: pip install" in r.stderr
+
+
+# ---------------------------------------------------------------- faults: a dead worker, an address with no Ray
+class Wrapping:
+    """A runner that hands everything to another, each batch's play wrapped by `wrap(play, batch)`, and keeps
+    the results it yields."""
+
+    def __init__(self, runner, wrap):
+        self.runner, self.num_cpus, self.wrap, self.results = runner, runner.num_cpus, wrap, []
+
+    def map(self, play, batches, on_games):
+        for r in self.runner.map(partial(self.wrap, play), batches, on_games):
+            self.results.append(r)
+            yield r
+
+
+def same_match(a, b) -> bool:
+    return a.stats == b.stats and a.pooled() == b.pooled() and np.array_equal(a.totals, b.totals)
+
+
+def test_a_batch_whose_worker_dies_is_retried_and_gives_the_single_process_results(ray_local, tmp_path):
+    """The first attempt at the second batch kills its worker process (as the kernel's OOM killer or a lost
+    node would); Ray runs the task again (ray_tasks.MAX_RETRIES) and the match equals the one played here."""
+    from agents.ray_tasks import MAX_RETRIES, RayRunner
+
+    marker = tmp_path / "died"
+
+    def die_once(play, batch):      # defined here, so that Ray ships it by value to its workers
+        if batch.start > 0 and not marker.exists():
+            marker.touch()
+            os._exit(1)
+        return play(batch)
+
+    assert MAX_RETRIES >= 1
+    runner = Wrapping(RayRunner("local"), die_once)
+    agents = [CaboHeuristic(), RandomAgent(), RandomAgent()]
+    res = play_match(agents, 6, seed=9, game="cabo", runner=runner, progress=False)
+    assert marker.exists() and len(runner.results) == 2
+    assert same_match(res, play_match(agents, 6, seed=9, game="cabo", progress=False))
+
+
+def test_an_address_where_no_ray_listens_fails_within_30_seconds_naming_it():
+    """evaluate.py --ray 127.0.0.1:PORT with nothing on the port: one clear line, not minutes of Ray retrying."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]      # closed again when the block ends: nothing listens there
+    code = ("import sys\n"
+            "from agents.evaluate_cli import main\n"
+            f"sys.exit(main(['--agents', 'random', 'greedy', '--games', '2', '--ray', '127.0.0.1:{port}']))\n")
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert time.monotonic() - t0 < 30
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("evaluate.py: error: ") and "Traceback" not in r.stderr
+    assert f"no Ray cluster answered at 127.0.0.1:{port}: nothing accepted a connection at " in r.stderr
+
+
+def test_batches_spread_over_a_two_node_cluster_and_give_the_single_process_results(ray_two_nodes):
+    """On a cluster of two nodes (one CPU each) the batches run on both, and the match is the one played here."""
+    import ray
+
+    from agents.ray_tasks import RayRunner
+
+    def on_node(play, batch):
+        result = play(batch)
+        result.node = ray.get_runtime_context().get_node_id()
+        return result
+
+    runner = Wrapping(RayRunner(ray_two_nodes.address), on_node)
+    assert runner.num_cpus == 2 and {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
+    agents = [GreedyAgent(), RandomAgent(), RandomAgent()]
+    res = play_match(agents, 8, seed=5, batch_size=2, runner=runner, progress=False)
+    assert len({r.node for r in runner.results}) == 2
+    assert same_match(res, play_match(agents, 8, seed=5, progress=False))

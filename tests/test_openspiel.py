@@ -4,13 +4,19 @@ The states must agree with the PettingZoo env move by move (same seed, same acti
 random_sim_test with serialization checks, clone and serialize exactly, and resample worlds that the
 observing player cannot tell apart from the real one.
 """
+import base64
+import builtins
+import functools
 import importlib.util
+import json
 import pickle
 from pathlib import Path
 
 import numpy as np
 import pyspiel
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from open_spiel.python.bots import uniform_random
 
 import quando_env
@@ -199,6 +205,202 @@ def test_serialize_round_trip(game):
     play_random(unpickled, 10_000, np.random.RandomState(seed))
     check_same(state, back)
     check_same(state, unpickled)
+
+
+class Opens:
+    """Unpickling this opens (creates) a file: what a crafted pickle can do, harmlessly."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return builtins.open, (self.path, "w")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_pickle_given_as_state_text_is_refused_and_never_run(game, tmp_path):
+    """deserialize_state and load_state read a JSON game record: pyspiel's own form of a Python state
+    ("__dict__=" and a base64 pickle) is refused before anything in it is unpickled."""
+    g = load(game, seed=2)
+    marker = tmp_path / "ran"
+    payload = base64.b64encode(pickle.dumps({"_record": Opens(marker)})).decode()
+    texts = [f"history=\nmove_number=0\n__dict__={payload}", payload,
+             json.dumps({"game": str(g), "deal": 1, "actions": [], "worlds": [], "__dict__": payload})]
+    for text in texts:
+        with pytest.raises(ValueError, match="serialized state"):
+            g.deserialize_state(text)
+        with pytest.raises(ValueError, match="serialized state"):
+            osp.load_state(str(g), text)
+    assert not marker.exists()
+    with pytest.raises(ValueError, match="one of quando_env's games"):
+        osp.load_state("tic_tac_toe", "")
+    with pytest.raises(ValueError, match="cannot be loaded"):
+        osp.load_state("python_cabo(seed=99999999999)", "{}")
+
+
+def mid_game_states(game):
+    """A state of `game` some moves in, a sampled world of it some moves further, and a world of that world."""
+    g = load(game, seed=8)
+    rs = np.random.RandomState(4)
+    sampler = pyspiel.UniformProbabilitySampler(5, 0.0, 1.0)
+    state = play_random(g.new_initial_state(), 11, rs)
+    world = play_random(state.resample_from_infostate((state.current_player() + 1) % state.num_players(),
+                                                      sampler), 6, rs)
+    deeper = play_random(world.resample_from_infostate(world.current_player(), sampler), 3, rs)
+    return g, [state, world, deeper]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_serialized_states_are_json_game_records_that_replay_exactly(game):
+    """Plain states and sampled worlds (and worlds of worlds) serialize to a JSON record and deserialize to
+    the same state, which plays on exactly as the original: same returns, legal actions and information."""
+    g, states = mid_game_states(game)
+    for k, state in enumerate(states):
+        text = state.serialize()
+        record = json.loads(text)
+        assert sorted(record) == sorted(osp.RECORD_KEYS) and record["game"] == str(g)
+        assert len(record["worlds"]) == k and record["worlds"][-1:] == (
+            [{"player": state._source[1], "seed": state._source[2], "actions": state.history()}] if k else [])
+        back = g.deserialize_state(text)
+        assert back.serialize() == text
+        assert osp.load_state(str(g), text).serialize() == text
+        check_same(state, back)
+        seed = 100 + k
+        assert list(play_moves(state, np.random.RandomState(seed))) == list(play_moves(back, np.random.RandomState(seed)))
+        check_same(state, back)
+        assert state.is_terminal() and back.returns() == state.returns()
+
+
+@functools.cache
+def read_only_states(game):
+    """mid_game_states(game) made once, for the tests that only read them."""
+    return mid_game_states(game)
+
+
+def play_moves(state, rs):
+    """Play random moves to the end, yielding what each step shows: legal actions, rewards, tensors (the
+    state is changed in place)."""
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        yield legal, state.rewards(), [t.tolist() for t in tensors(state)]
+        state.apply_action(legal[rs.randint(len(legal))])
+
+
+# a tampered record: one field replaced by a value of any type (ints far out of range, bools, floats, text),
+# or by a small int (often valid: another player or seed), or an action list cut short (a shorter game)
+ANY = st.one_of(st.integers(-2**70, 2**70), st.booleans(), st.floats(allow_nan=False), st.text(max_size=4),
+                st.none(), st.lists(st.integers(-2, 400), max_size=4),
+                st.dictionaries(st.sampled_from(["player", "seed", "actions", "x"]), st.integers(-2, 9), max_size=4))
+
+
+def tamper(record, where, value, cut):
+    """The record with one field (picked by `where`) replaced by `value`, or (value "cut") its action list
+    cut at `cut` or its worlds repeated."""
+    record = json.loads(json.dumps(record))
+    segments = [record] + record["worlds"]
+    seg = segments[where % len(segments)]
+    key = list(seg)[where % len(seg)]
+    if value == "cut" and key == "actions":
+        seg[key] = seg[key][:cut]
+    elif value == "cut" and key == "worlds":
+        seg[key] = seg[key] * (1 + cut % 3)
+    else:
+        seg[key] = value
+    return record
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(where=st.integers(0, 50), value=st.one_of(ANY, st.integers(-1, 4), st.just("cut")), cut=st.integers(0, 20))
+def test_a_tampered_record_is_refused_or_replays_to_itself(game, where, value, cut):
+    """Whatever one field of a record is changed to, deserialize_state refuses it with a ValueError, or gives
+    a state whose record is exactly the text it was given (and which plays on)."""
+    g, states = read_only_states(game)
+    record = tamper(json.loads(states[2].serialize()), where, value, cut)
+    text = json.dumps(record, separators=(",", ":"))
+    try:
+        back = g.deserialize_state(text)
+    except ValueError:
+        return
+    assert back.serialize() == text
+    assert back.is_terminal() or back.legal_actions()
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(text=st.one_of(st.text(max_size=60), st.binary(max_size=60).map(lambda b: b.decode("latin-1")),
+                      st.recursive(st.integers() | st.text(max_size=3), lambda c: st.lists(c, max_size=3)
+                                   | st.dictionaries(st.text(max_size=5), c, max_size=3)).map(json.dumps)))
+def test_any_text_is_refused_as_a_state_with_a_value_error(text):
+    with pytest.raises(ValueError, match="serialized state|the state's|worlds|a state of"):
+        read_only_states("cabo")[0].deserialize_state(text)
+
+
+def test_deeply_nested_json_is_refused_as_a_value_error():
+    g = load("quando")
+    with pytest.raises(ValueError, match="RecursionError"):
+        g.deserialize_state("[" * 100_000 + "]" * 100_000)
+
+
+# ---------------------------------------------------------------- parameters and player ids are checked
+@pytest.mark.parametrize("game", GAMES)
+def test_parameters_are_range_checked_and_named(game):
+    """pyspiel converts a parameter dict to C++ ints first (a bare pybind11 cast error beyond 2^31-1); our
+    load_game checks it before, and the game checks every parameter it is built with."""
+    name = osp.short_name(game)
+    factory = type(load(game))
+    for key, value, allowed in [("seed", 2**31, "0..2147483647, or -1"), ("seed", 2**63, "0..2147483647"),
+                                ("seed", -2, "-1 for fresh"), ("seed", True, "an integer"),
+                                ("seed", 1.0, "an integer"), ("seed", "5", "an integer"),
+                                ("players", 2**40, "players=1099511627776"), ("players", np.int64(2**40), "players"),
+                                ("episode", 3, "a string"), ("max_steps", 2**31, "max_steps"),
+                                ("nonsense", 1, "parameters .'nonsense'.")]:
+        with pytest.raises(ValueError, match=allowed):
+            osp.load_game(name, {key: value})
+        with pytest.raises(ValueError, match=allowed):
+            factory({key: value})
+    assert osp.load_game(name, {"seed": np.int64(2**31 - 1)}).get_parameters()["seed"] == 2**31 - 1
+    assert str(osp.load_game(name, {"seed": 7})) == str(load(game, seed=7))
+    with pytest.raises(ValueError, match="cannot be loaded"):
+        osp.load_game(f"{name}(seed=3000000000)")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_any_parameter_value_gives_a_game_or_a_value_error(game, data):
+    spec = osp.game_parameters(game)
+    keys = data.draw(st.lists(st.sampled_from(sorted(spec)), min_size=1, max_size=3, unique=True))
+    params = {k: data.draw(st.one_of(st.integers(-2**64, 2**64), st.integers(-2, 12), st.booleans(),
+                                     st.sampled_from(["game", "round", "points", "win", ""]), st.floats()))
+              for k in keys}
+    try:
+        g = osp.load_game(osp.short_name(game), params)
+    except ValueError:
+        return
+    assert g.new_initial_state().legal_actions()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_player_ids_out_of_range_are_refused(game):
+    state = play_random(load(game, seed=1).new_initial_state(), 3, np.random.RandomState(0))
+    n = state.num_players()
+    sampler = pyspiel.UniformProbabilitySampler(1, 0.0, 1.0)
+    before = state.serialize()
+    for bad in [9, n, -1, True, 1.0, "0", np.float32(0), 2**64]:
+        with pytest.raises(ValueError, match=rf"player_id=.* 0\.\.{n - 1}"):
+            state.resample_from_infostate(bad, sampler)
+        with pytest.raises(ValueError, match=rf"player=.* 0\.\.{n - 1}"):
+            state.observation_vector(bad)
+    with pytest.raises(ValueError, match="player=9"):
+        state.action_to_string(9, state.legal_actions()[0])
+    with pytest.raises(ValueError, match=r"probability_sampler\(\) returned 2.0"):
+        state.resample_from_infostate(0, lambda: 2.0)
+    assert state.serialize() == before
+    assert state.resample_from_infostate(np.int8(n - 1), sampler).returns() == state.returns()
+    with pytest.raises(ValueError, match="simulations"):
+        osp.ismcts_bot(state.get_game(), 0, 1)
+    with pytest.raises(ValueError, match="seed"):
+        osp.ismcts_bot(state.get_game(), 2, 2**31)
 
 
 # ---------------------------------------------------------------- determinization

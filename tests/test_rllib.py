@@ -195,3 +195,14 @@ def test_selfplay_example_trains_checkpoints_and_evaluates(ray_local, tmp_path, 
     assert ray_local.is_initialized()           # the example left the session's Ray running
     with pytest.raises(FileNotFoundError, match="no module 'shared'"):
         RLlibAgent(str(tmp_path))
+
+
+def test_checkpoint_loaders_say_to_load_only_files_you_trust():
+    """An RLlib checkpoint (rllib:PATH) and an SB3 zip (ppo:PATH) are unpickled when loaded, which runs any code
+    they hold: every place that loads one says so."""
+    from agents.ppo import PPOAgent
+
+    for loader in (rllib.load_policy, RLlibAgent, PPOAgent):
+        doc = " ".join(loader.__doc__.split())
+        assert "only" in doc and "you trust" in doc and "unpickle" in doc, loader
+    assert "load only files you trust" in " ".join(rllib.__doc__.split())

@@ -6,7 +6,10 @@ algorithms (random_sim_test, its Python ISMCTS bot, ...) play our engines.
 
 Parameters: `players` (the game's default count), the game's options whose values OpenSpiel parameters can
 hold (ints, bools, strings; an int option whose default is None, "the rule's default", takes -1 for None),
-and `seed`.
+and `seed`. Each is converted and range-checked before use (`check_parameters`: an int only from an int,
+within the C++ int pyspiel stores it in; `seed` 0..2^31-1 or -1); `load_game(name, params)` checks a dict
+before pyspiel converts it (pyspiel's own `load_game` fails on an int beyond 2^31-1 with a bare pybind11
+cast error, before any game sees it).
 
 Chance: ChanceMode.SAMPLED_STOCHASTIC, no chance nodes. Our games shuffle with the engine's own seeded
 stream, kept in each game's state record (the deal, later rounds' deals, in-round reshuffles). Exposing those
@@ -22,10 +25,20 @@ A state is one game of the game's `VectorGame` (autoreset off) stored as the byt
 the summed rewards and a seat offset: OpenSpiel player p is engine seat (p - offset) mod n. Sampled worlds
 put the observing player at engine seat 0, so their offset is that player; ordinary states have offset 0.
 The OpenSpiel game keeps one engine and loads a state's record into it when the state is read or stepped;
-everything in a state is immutable (bytes, tuples, ints), so OpenSpiel's clone (a deepcopy of the Python
-attributes) and serialization (a pickle of them) are cheap and exact. pyspiel's own pickling of games and
-states (and `random_sim_test(serialize=True)`) wants the game's RNG state (Game::GetRNGState), which a
-sampled-chance Python game cannot give; our games and states pickle through their name and `serialize()`.
+everything in a state is immutable (bytes, tuples, ints, strings), so OpenSpiel's clone (a deepcopy of the
+Python attributes) is cheap and exact.
+
+Serialization is a game record in JSON, never a pickle: `state.serialize()` writes the game, the deal's seed
+and the actions played (and for a sampled world, how it was sampled: the player and the sampler's seed, then
+its own actions), and `game.deserialize_state(text)` / `load_state` replay it, checking every field and
+every action as it is applied, so a state text from anywhere can at worst be refused (ValueError). The
+replayed state is the original: same history, returns, legal actions and information. pyspiel's own
+serialization of a Python state (`PyState::Serialize`, and its C++ callers such as
+`pyspiel.deserialize_game_and_state`) is a base64 pickle, which runs code when loaded: never give those
+text you did not write. pyspiel's own pickling of games and states (and `random_sim_test(serialize=True)`)
+wants the game's RNG state (Game::GetRNGState), which a sampled-chance Python game cannot give; our games and
+states pickle through their name and `serialize()` (unpickling is code execution as always; the state
+inside is replayed from its record).
 
 The information state of a player is its observation vector (`information_state_tensor`, shape [obs_dim]):
 what the engine lets a player remember, not the full action history (no perfect recall). Its string form
@@ -33,17 +46,23 @@ what the engine lets a player remember, not the full action history (no perfect 
 keys its nodes by what the player knows.
 """
 import dataclasses
+import json
 import typing
 
 import numpy as np
 import pyspiel
 
 from .. import rng
+from ..checks import as_bool, as_int, as_seed, is_int, need, shown
 from ..registry import game_class, game_names
 
 SEED_FRESH = -1         # the `seed` parameter's default: each new game dealt from fresh entropy
 NONE_PARAM = -1         # an int option whose default is None takes -1 for None
+INT_MAX = 2**31 - 1     # pyspiel holds int parameters (and sampler seeds) in a C++ int
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)     # a plain int: states keep it and pickle it
+MAX_WORLDS = 16         # a serialized state is at most this many worlds sampled from worlds deep
+RECORD_KEYS = ("game", "deal", "actions", "worlds")
+WORLD_KEYS = ("player", "seed", "actions")
 
 
 def short_name(game: str) -> str:
@@ -69,6 +88,30 @@ def game_parameters(game: str) -> dict:
             params[f.name] = f.default
     params["seed"] = SEED_FRESH
     return params
+
+
+def check_parameters(game: str, params: dict) -> dict:
+    """The game's parameters, defaults filled in, each converted and range-checked before use: an int
+    parameter only from an int (or numpy integer, never a bool) that a C++ int holds, `seed` 0..2^31-1 or -1,
+    a bool one only from a bool, a string one only from a string. ValueError naming the parameter; the game's
+    config then checks each option's own range."""
+    spec = game_parameters(game)
+    unknown = sorted(set(params) - set(spec))
+    need(not unknown, f"parameters {unknown} of {short_name(game)}", f"its parameters are {sorted(spec)}")
+    out = dict(spec)
+    for key, value in params.items():
+        default = spec[key]
+        if isinstance(default, bool):
+            out[key] = as_bool(value, key)
+        elif key == "seed":
+            out[key] = as_int(value, key, SEED_FRESH, INT_MAX,
+                              f"an integer 0..{INT_MAX}, or {SEED_FRESH} for fresh entropy per game")
+        elif isinstance(default, int):
+            out[key] = as_int(value, key, -INT_MAX - 1, INT_MAX)
+        else:
+            need(isinstance(value, str), f"{key}={shown(value)}", "a string")
+            out[key] = value
+    return out
 
 
 def game_type(game: str) -> pyspiel.GameType:
@@ -119,6 +162,8 @@ def ismcts_bot(game: pyspiel.Game, simulations: int, seed: int):
     leaf, its worlds drawn by `resample_from_infostate` with a seeded sampler."""
     from open_spiel.python.algorithms import ismcts, mcts
 
+    simulations = as_int(simulations, "simulations", 1)
+    seed = as_int(seed, "seed", 0, INT_MAX)
     rs = np.random.RandomState(seed)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=simulations,
                            random_state=rs)
@@ -127,15 +172,27 @@ def ismcts_bot(game: pyspiel.Game, simulations: int, seed: int):
     return bot
 
 
-def load_game(text: str) -> pyspiel.Game:
-    """pyspiel.load_game after `register()`: what unpickling a game calls (in a fresh process too)."""
+def load_game(name: str, params: dict | None = None) -> pyspiel.Game:
+    """pyspiel.load_game after `register()` (what unpickling a game calls, in a fresh process too), with the
+    parameters of our games checked first (check_parameters: pyspiel converts a dict to C++ values before any
+    game sees it). ValueError for a game string pyspiel cannot load."""
     register()
-    return pyspiel.load_game(text)
+    need(isinstance(name, str), f"game {shown(name)}", "a game's name or string, such as python_cabo(players=3)")
+    ours = {short_name(g): g for g in game_names()}
+    try:
+        if params is None:
+            return pyspiel.load_game(name)
+        return pyspiel.load_game(name, check_parameters(ours[name], params) if name in ours else params)
+    except pyspiel.SpielError as e:
+        raise ValueError(f"game {shown(name)} cannot be loaded: {e}") from None
 
 
 def load_state(game_text: str, serialized: str) -> pyspiel.State:
-    """A state from its game's string and `state.serialize()`: what unpickling a state calls."""
-    return load_game(game_text).deserialize_state(serialized)
+    """A state of one of our games from its game's string and `state.serialize()` (what unpickling a state
+    calls): replayed from its record, never unpickled (OpenSpielGame.deserialize_state)."""
+    game = load_game(game_text)
+    need(isinstance(game, OpenSpielGame), f"game {shown(game_text)}", "one of quando_env's games (python_<game>)")
+    return game.deserialize_state(serialized)
 
 
 class OpenSpielGame(pyspiel.Game):
@@ -148,10 +205,8 @@ class OpenSpielGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None):
         game = self.game
-        params = {**game_parameters(game), **(params or {})}     # pyspiel itself refuses unknown names
+        params = check_parameters(game, params or {})
         seed = params.pop("seed")
-        if not (isinstance(seed, int) and seed >= SEED_FRESH) or isinstance(seed, bool):
-            raise ValueError(f"seed={seed!r} is not allowed: an integer >= 0, or -1 for fresh entropy per game")
         options = {"num_players": params.pop("players")}
         fields = {f.name: f for f in dataclasses.fields(game_class(game).config_class)}
         for key, value in params.items():
@@ -175,6 +230,48 @@ class OpenSpielGame(pyspiel.Game):
         # pyspiel pickles a game through Game::Serialize, which a sampled-chance Python game cannot give
         # (it wants the game's RNG state): rebuild it from its name and parameters instead
         return load_game, (str(self),)
+
+    def deserialize_state(self, text: str) -> "OpenSpielState":
+        """The state `state.serialize()` wrote, replayed from its record: each field checked, each action
+        checked legal as it is applied; nothing is unpickled. ValueError for text that is no state of this
+        game (wrong game, bad JSON or fields, an illegal action)."""
+        record = self._parse(text)
+        state = OpenSpielState(self, record["deal"])
+        state._replay(record["actions"])
+        for world in record["worlds"]:
+            state = state._resample(world["player"], world["seed"])
+            state._replay(world["actions"])
+        return state
+
+    def _parse(self, text: str) -> dict:
+        """A serialized state's record, its structure and every value checked (not yet its actions' legality)."""
+        what = f"serialized state {shown(text)}"
+        longest = self.max_game_length()
+        need(isinstance(text, str) and len(text) <= 16 * (MAX_WORLDS + 1) * (longest + 64) + 4 * len(str(self)),
+             what, f"the JSON text state.serialize() writes for {self}")
+        try:
+            record = json.loads(text)
+        except (ValueError, RecursionError) as e:
+            raise ValueError(f"{what} is not allowed: JSON written by state.serialize() (pyspiel's pickled "
+                             f"form is never loaded: it can run code); {type(e).__name__}: {e}") from None
+        need(isinstance(record, dict) and sorted(record) == sorted(RECORD_KEYS), what,
+             f"a JSON object with the keys {list(RECORD_KEYS)}")
+        need(record["game"] == str(self), f"a state of {shown(record['game'])}", f"a state of {self}")
+        as_seed(record["deal"], "the state's deal")
+        worlds = record["worlds"]
+        need(isinstance(worlds, list) and len(worlds) <= MAX_WORLDS, f"the state's worlds {shown(worlds)}",
+             f"a list of at most {MAX_WORLDS} worlds")
+        players = self.num_players()
+        for i, world in enumerate(worlds):
+            need(isinstance(world, dict) and sorted(world) == sorted(WORLD_KEYS), f"worlds[{i}]={shown(world)}",
+                 f"a JSON object with the keys {list(WORLD_KEYS)}")
+            as_int(world["player"], f"worlds[{i}].player", 0, players - 1)
+            as_seed(world["seed"], f"worlds[{i}].seed")
+        for name, actions in [("actions", record["actions"])] + [(f"worlds[{i}].actions", w["actions"])
+                                                                   for i, w in enumerate(worlds)]:
+            need(isinstance(actions, list) and len(actions) <= longest and all(map(is_int, actions)),
+                 f"the state's {name} {shown(actions)}", f"a list of at most {longest} actions (integers)")
+        return record
 
     def new_initial_state(self):
         """A new game, dealt as `env.reset(seed=seed)` (or from fresh entropy with seed -1) when first read."""
@@ -239,6 +336,7 @@ class OpenSpielState(pyspiel.State):
         self._offset = offset
         self._returns = returns or (0.0,) * n
         self._rewards = rewards or (0.0,) * n
+        self._source = None     # a sampled world: (the serialized state it was sampled from, player, seed)
         if world is not None:
             self._hold(world)
 
@@ -258,6 +356,10 @@ class OpenSpielState(pyspiel.State):
 
     def _seat(self, player: int) -> int:
         return (player - self._offset) % self.get_game().engine.num_players
+
+    def _player_id(self, player, name: str = "player") -> int:
+        """player as an int 0..n-1, or ValueError naming it."""
+        return as_int(player, name, 0, self.num_players() - 1)
 
     def current_player(self):
         if self._record is None:
@@ -286,6 +388,7 @@ class OpenSpielState(pyspiel.State):
         self._returns = tuple(x + y for x, y in zip(self._returns, r))
 
     def _action_to_string(self, player, action):
+        player = self._player_id(player)
         engine = self._engine()
         name = engine.move_name(0, action) if self.current_player() == player else engine.action_name(action)
         return f"player_{player}: {name}"
@@ -298,20 +401,51 @@ class OpenSpielState(pyspiel.State):
 
     def observation_vector(self, player: int) -> np.ndarray:
         """The player's observation (the env's `observe(agent)["observation"]`), float32 [obs_dim]."""
+        seat = self._seat(self._player_id(player))
         self._engine()
-        return self.get_game().observe(self._record, self._seat(player)).copy()
+        return self.get_game().observe(self._record, seat).copy()
 
     def resample_from_infostate(self, player_id, probability_sampler):
-        """A world consistent with what `player_id` knows (our determinization), with a fresh stream for its
-        future shuffles; the sampler (OpenSpiel's UniformProbabilitySampler) seeds it."""
+        """A world consistent with what `player_id` (0..n-1) knows (our determinization), with a fresh stream
+        for its future shuffles; the sampler (OpenSpiel's UniformProbabilitySampler: a number in [0, 1]) seeds
+        it."""
+        player = self._player_id(player_id, "player_id")
+        u = probability_sampler()
+        need(isinstance(u, (float, int, np.floating, np.integer)) and not isinstance(u, (bool, np.bool_))
+             and 0 <= u <= 1, f"probability_sampler() returned {shown(u)}, which", "a number in [0, 1]")
+        return self._resample(player, int(u * 2 ** 53))
+
+    def _resample(self, player: int, seed: int) -> "OpenSpielState":
+        """The world the determinization samples for `player` from `seed`: the same for the same state."""
         game = self.get_game()
         engine = game.engine
-        seed = int(probability_sampler() * 2 ** 53)
-        record = engine.sample_states(self.observation_vector(player_id), 1, engine.config, seed)
-        return OpenSpielState(game, self._deal_seed, record.tobytes(), int(player_id), self._returns, self._rewards)
+        record = engine.sample_states(self.observation_vector(player), 1, engine.config, seed)
+        world = OpenSpielState(game, self._deal_seed, record.tobytes(), player, self._returns, self._rewards)
+        world._source = (self.serialize(), player, seed)
+        return world
+
+    def _replay(self, actions) -> None:
+        """Apply `actions` in order, each checked legal (ValueError naming the first that is not)."""
+        for i, action in enumerate(actions):
+            try:
+                self.apply_action(action)
+            except ValueError as e:
+                raise ValueError(f"the serialized state's action {i}: {e}") from None
+
+    def serialize(self) -> str:
+        """This state as a game record in JSON: the game, the deal's seed and the actions played, and for a
+        sampled world each sampling (player, seed) with the actions after it. deserialize_state replays it."""
+        if self._source is None:
+            record = {"game": str(self.get_game()), "deal": self._deal_seed, "actions": self.history(), "worlds": []}
+        else:
+            source, player, seed = self._source
+            record = json.loads(source)
+            record["worlds"].append({"player": player, "seed": seed, "actions": self.history()})
+        return json.dumps(record, separators=(",", ":"))
 
     def __reduce__(self):
-        # as for the game: pyspiel's own pickling wants Game::GetRNGState; the state's serialization is exact
+        # as for the game: pyspiel's own pickling wants Game::GetRNGState (and unpickles its serialization);
+        # this state's is a record that load_state replays
         return load_state, (str(self.get_game()), self.serialize())
 
     def __str__(self):

@@ -14,7 +14,8 @@
   pre-check is off (it steps with an unmasked random action, which our env refuses) and a failing env
   runner stops training instead of being restarted (so an illegal action is never papered over).
 - `load_policy(checkpoint)`: a trained policy as `act(obs, masks) -> actions` on numpy batches, so code
-  without RLlib knowledge can evaluate it.
+  without RLlib knowledge can evaluate it. A checkpoint is code: RLlib unpickles it, so load only files you
+  trust.
 """
 import os
 
@@ -192,7 +193,10 @@ class CheckpointPolicy:
 
 
 def load_policy(checkpoint: str, module_id: str = POLICY) -> CheckpointPolicy:
-    """The policy `module_id` of a checkpoint that `Algorithm.save(checkpoint)` wrote."""
+    """The policy `module_id` of a checkpoint that `Algorithm.save(checkpoint)` wrote.
+
+    Load only checkpoints you trust: RLlib unpickles the module's class and state from it (cloudpickle), so a
+    crafted checkpoint runs any code it holds."""
     path = os.path.join(checkpoint, "learner_group", "learner", "rl_module", module_id)
     if not os.path.isdir(path):
         raise FileNotFoundError(f"no module {module_id!r} in an RLlib checkpoint at {checkpoint!r} (looked for {path})")
