@@ -425,6 +425,17 @@ def test_vector_env_reset_refuses_bad_seeds_and_changes_nothing():
     envs.reset(seed=np.int64(4))       # a numpy seed is an int
 
 
+def test_sb3_vec_env_refuses_bad_seeds_naming_them_and_changes_nothing():
+    for seed in (1.5, True, "3", -1, 2**63 - 2):
+        with pytest.raises(ValueError, match=r"^seed=.* is not allowed"):
+            make_vec_env(3, seed=seed)
+    venv = make_vec_env(3, seed=0)
+    venv.reset()
+    for seed in (1.5, True, np.float64(2)):
+        refused(lambda: core_view(venv.core), lambda: venv.seed(seed), r"^seed=.* is not allowed")
+    assert venv.seed(np.int64(5)) == [5, 6, 7]
+
+
 # ---------------------------------------------------------------- property: any value, any time
 NUMPY_INTS = st.sampled_from(INT_TYPES).flatmap(
     lambda t: st.integers(int(np.iinfo(t).min), int(np.iinfo(t).max)).map(t))

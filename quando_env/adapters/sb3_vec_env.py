@@ -6,6 +6,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from ..checks import as_seed
 from ..registry import game_class
 from .atomic import Snapshot
 from .gym_env import info_dicts, observation_space
@@ -40,6 +41,10 @@ class GameVecEnv(VecEnv):
         self._t0 = time.time()
 
     # ------------------------------------------------------------------ VecEnv API
+    def seed(self, seed=None):
+        """Env i's next reset uses seed + i (SB3's rule; an int 0..2^63 - num_envs, or None for a random one)."""
+        return super().seed(None if seed is None else as_seed(seed, count=self.num_envs))
+
     def reset(self):
         self.core.reset(seed=self._seeds)
         self._reset_seeds()
