@@ -416,12 +416,14 @@ def test_gym_env_refuses_non_integer_actions_and_bad_seeds_naming_them_and_chang
     env.step(np.uint16(a))
 
 
-def test_vector_env_reset_refuses_bad_seeds_and_changes_nothing():
+def test_vector_env_reset_refuses_bad_seeds_and_options_and_changes_nothing():
     envs = gym.make_vec("Cabo-v0", num_envs=3)
     envs.reset(seed=0)
     core = envs.unwrapped.core
     for seed in (1.5, True, "3", -1, 2**63 - 2, [1, 2], [1, 2, 2.5], [1, True, 3], {"a": 1}):
         refused(lambda: core_view(core), lambda: envs.reset(seed=seed), "seed")
+    for options in ([("reset_mask", None)], {"reset_mask": [True, False, True]}):
+        refused(lambda: core_view(core), lambda: envs.reset(seed=1, options=options), "options")
     envs.reset(seed=np.int64(4))       # a numpy seed is an int
 
 
