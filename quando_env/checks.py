@@ -103,3 +103,14 @@ def as_slots(games, num_games: int, name: str = "games") -> np.ndarray:
     idx = as_ints(games, name, 0, num_games - 1)
     need(np.unique(idx).size == idx.size, f"{name}={shown(games)}", "distinct slots (each game at most once)")
     return idx
+
+
+def as_action(x, num_actions: int, name: str = "action") -> int:
+    """One action as a Python int, from an int, a numpy integer or a 0-d integer array (what frameworks
+    pass); never a bool, float, string or None. The range is the caller's to check: its message can name
+    the legal actions."""
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu":
+        x = x.item()
+    if not is_int(x):       # (the message is built only when needed: this runs on every step)
+        need(False, f"{name}={shown(x)}", f"one integer 0..{num_actions - 1}")
+    return operator.index(x)

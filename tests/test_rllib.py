@@ -90,6 +90,31 @@ def test_env_raises_on_illegal_action_and_wrong_mover():
         env.step({other: legal(ob, np.random.default_rng(0))})
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_env_refuses_non_integer_actions_naming_them_and_changes_nothing(game):
+    env = rllib.make_env(game)
+    obs, _ = env.reset(seed=1)
+    (mover, ob), = obs.items()
+    a = legal(ob, np.random.default_rng(1))
+    n = len(ob["action_mask"])
+
+    def seen():
+        raw = env.aec
+        return (raw.agent_selection, raw.game.states.tobytes(), raw.game.masks.tobytes(), str(raw.game_record()),
+                [env.observe(s)["observations"].tobytes() for s in env.possible_agents])
+    before = seen()
+    for bad in (float(a), np.float32(a), str(a), True, None, [a]):
+        with pytest.raises(ValueError, match=rf"action=.* is not allowed: one integer 0\.\.{n - 1}|action=None"):
+            env.step({mover: bad})
+        assert seen() == before
+    for bad in ([(mover, a)], {mover: a, "__all__": a}):
+        with pytest.raises(ValueError, match=f"seat {mover} is to move: give exactly its action"):
+            env.step(bad)
+        assert seen() == before
+    env.step({mover: np.int16(a)})
+    assert env.aec.game_record()["actions"] == [a]
+
+
 def test_env_seeded_once_is_reproducible():
     """A seed given once seeds the later games too (RLlib seeds only the first reset)."""
     def firsts(env):

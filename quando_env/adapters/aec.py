@@ -5,21 +5,39 @@ wraps it with `wrap`, as PettingZoo's classic environments do.
 """
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .. import picture
+from ..checks import as_action, as_int, as_seed, need, shown
 from ..core import F_TERMINATED, F_TRUNCATED
+from .atomic import ENGINE, Snapshot, all_or_nothing
 from .record import Recorder
 
 
 def wrap(raw):
     """PettingZoo's classic wrappers: an illegal move ends the game with -1 for the mover
-    (TerminateIllegalWrapper), out-of-range actions assert, and call order is enforced."""
+    (TerminateIllegalWrapper), actions outside the action space assert, and call order is enforced."""
     e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = AssertActionWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
+
+
+class AssertActionWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper, which also refuses what Discrete.contains lets through
+    (True as 1) and names the action and the range."""
+
+    def step(self, action):
+        agent = self.agent_selection
+        dead = self.terminations[agent] or self.truncations[agent]
+        if not (action is None and dead):
+            n = self.action_space(agent).n
+            try:
+                ok = 0 <= as_action(action, n) < n
+            except ValueError:
+                ok = False
+            assert ok, f"action {shown(action)} is not in the action space: one integer 0..{n - 1}"
+        wrappers.BaseWrapper.step(self, action)
 
 
 def pettingzoo_pair(game_class, module: str, doc: str):
@@ -37,20 +55,25 @@ def pettingzoo_pair(game_class, module: str, doc: str):
     return raw, env
 
 
-class GameAECEnv(AECEnv, EzPickle):
+class GameAECEnv(AECEnv):
     """One game as a PettingZoo AEC env. Options: the game's config fields plus render_mode.
 
     reset(seed, options={...the game's forced setup, e.g. "deck", "dealer"}) fixes the first round; other
     option keys are ignored, as Gymnasium envs do. Rewards come from the engine (per seat, when they fall).
     infos[agent] holds the same keys from reset() on: score, round_points, rounds_done and the game's own.
+
+    A refused call (a bad action, a setup the game refuses) changes nothing. A copy (copy.deepcopy, pickle)
+    continues the same game, random streams and record included.
     """
+
+    _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
+                                "infos"})
 
     game_class = None
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "game_v0", "is_parallelizable": False,
                 "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, **config):
-        EzPickle.__init__(self, render_mode=render_mode, **config)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
@@ -89,12 +112,16 @@ class GameAECEnv(AECEnv, EzPickle):
         seed the game goes on with the random stream the last seed started (fresh entropy if never seeded), as
         Gymnasium's and PettingZoo's classic envs do: libraries that seed once and then reset unseeded (Tianshou,
         TorchRL) replay the same games from the same seed."""
+        need(options is None or isinstance(options, dict), f"options={shown(options)}",
+             f"None or a dict (of the game's setup: {list(self.game.setup_keys)})")
+        seed = None if seed is None else as_seed(seed)
         options = options or {}
         setup = {k: options[k] for k in self.game.setup_keys if k in options}
-        if seed is not None:
-            self.game.reset(seed=seed)
-        if seed is None or setup:
-            self.game.reset(games=[0], **setup)
+        with all_or_nothing(Snapshot(self.game, ENGINE)):   # a setup refused after the seeded deal
+            if seed is not None:
+                self.game.reset(seed=seed)
+            if seed is None or setup:
+                self.game.reset(games=[0], **setup)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -107,12 +134,17 @@ class GameAECEnv(AECEnv, EzPickle):
         self.recorder = Recorder(self.game, seed=seed)
 
     def step(self, action):
-        """Play `action` for the agent to move; ValueError, naming the legal actions, if it is illegal."""
+        """Play `action` (an int or numpy integer) for the agent to move; ValueError, naming the legal actions,
+        if it is anything else (None only for a terminated or truncated agent); a refused action changes nothing."""
+        self._need_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         g = self.game
-        a = int(action)
+        if action is None:
+            raise ValueError(f"action=None is only for a terminated or truncated agent; {agent} is to move: give "
+                             f"one integer 0..{g.num_actions - 1}, a legal one by its action_mask")
+        a = as_action(action, g.num_actions)
         if not 0 <= a < g.num_actions or not g.masks[0, a]:
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
         self._cumulative_rewards[agent] = 0.0
@@ -147,11 +179,16 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):
-        """The agent's observation vector, and its action mask (all zero unless it is to move)."""
+        """The agent's observation vector, and its action mask (all zero unless it is to move; any of
+        possible_agents, also once it has left the game)."""
+        self._need_reset("observe()")
+        if agent not in self._index:
+            raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
         g = self.game
         self._seat[0] = self._index[agent]
         g.kernels.observe(g.states, self._seat, g.cfg, self._obs_buf)
-        to_move = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        to_move = (agent == self.agent_selection and agent in self.agents
+                   and not (self.terminations[agent] or self.truncations[agent]))
         mask = g.masks[0].astype(np.int8) if to_move else self._no_moves.copy()
         return {"observation": self._obs_buf[0].copy(), "action_mask": mask}
 
@@ -170,6 +207,7 @@ class GameAECEnv(AECEnv, EzPickle):
         if seat is None:
             cur = int(self.game.states["cur"][0])
             seat = cur if cur >= 0 else 0
+        seat = as_int(seat, "seat", 0, self.game.num_players - 1)
         return self.renderer.render(self.game, 0, seat)
 
     def render_omniscient(self) -> str:
@@ -178,7 +216,30 @@ class GameAECEnv(AECEnv, EzPickle):
 
     def game_record(self) -> dict:
         """The JSON-ready record of the game so far (see quando_env.adapters.record)."""
+        self._need_reset("game_record()")
         return self.recorder.record
 
     def close(self):
         self.renderer.close()
+
+    # ------------------------------------------------------------------ before reset, copies
+    def _need_reset(self, call: str) -> None:
+        if self.recorder is None:
+            raise RuntimeError(f"{call} before reset(): call reset() first (it deals the game)")
+
+    def __getattr__(self, name):
+        """Only for attributes not found: those reset() makes get an error that says so."""
+        if name in type(self)._MADE_BY_RESET:
+            raise AttributeError(f"{type(self).__name__} has no {name} before reset(): call reset() first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __getstate__(self):
+        """The game as it stands (not a fresh env of the same options): a copy or a pickle continues it."""
+        state = self.__dict__.copy()
+        del state["renderer"], state["_cur"]       # a window; a view of the game's states
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.renderer = picture.Renderer(self.render_mode, self.metadata["name"], self.metadata["render_fps"])
+        self._cur = self.game.states["cur"]

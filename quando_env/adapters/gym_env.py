@@ -7,6 +7,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import picture
+from ..checks import as_action, as_seed
 from ..registry import game_class
 from .single_agent import LearnerGames
 
@@ -66,6 +67,9 @@ class GameEnv(gym.Env):
     Rewards are the learner's, as the AEC env gives them, summed over the opponents' moves up to its next
     decision.
     `action_masks()` (sb3-contrib's convention) and info["action_mask"] give the legal actions.
+
+    A step is all or nothing: a refused action, or an opponent that fails, changes nothing. A copy
+    (copy.deepcopy, pickle) continues the same episode; its action_space samples its own legal actions.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -85,16 +89,17 @@ class GameEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """A new episode; seed None goes on with the game's own random streams (seeded by the last seed)."""
-        super().reset(seed=seed)
+        seed = None if seed is None else as_seed(seed)
         self.core.reset(seed=seed)
+        super().reset(seed=seed)
         return self.core.observe()[0], info_dicts(self.core)[0]
 
     def step(self, action):
-        if not np.issubdtype(np.asarray(action).dtype, np.integer) or np.ndim(action) != 0:
-            raise ValueError(f"action must be one integer 0..{self.core.num_actions - 1}, got {action!r}")
+        """The learner's action (an int or numpy integer), then the opponents' moves up to its next decision."""
+        a = as_action(action, self.core.num_actions)
         if self.core.game.current_player[0] < 0:
             raise RuntimeError("the episode is over: call reset() before step()")
-        rewards, terminated, truncated = self.core.step(np.array([action], np.int64))
+        rewards, terminated, truncated = self.core.step([a])
         if self.render_mode == "human":
             self.render()
         return (self.core.observe()[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]),
@@ -123,3 +128,19 @@ class GameEnv(gym.Env):
 
     def close(self):
         self.renderer.close()
+
+    def __getstate__(self):
+        """A copy continues the episode; its action space follows the copy's own legal actions."""
+        state = self.__dict__.copy()
+        del state["renderer"]                                   # a window
+        if isinstance(self.action_space, LegalActionSpace):    # its mask is a (weak) method of this env
+            state["action_space"] = ("legal", self.action_space.n, self.action_space._np_random)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.renderer = picture.Renderer(self.render_mode, self.core.game.name, self.metadata["render_fps"])
+        if isinstance(self.action_space, tuple):
+            _, n, generator = self.action_space
+            self.action_space = LegalActionSpace(n, self.action_masks)
+            self.action_space._np_random = generator

@@ -5,9 +5,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..checks import as_seed, is_int, need, shown
 from ..registry import game_class
+from .atomic import Snapshot
 from .gym_env import info_dicts, observation_space
-from .single_agent import LearnerGames
+from .single_agent import LearnerGames, integer_actions
 
 
 class GameVectorEnv(VectorEnv):
@@ -20,6 +22,8 @@ class GameVectorEnv(VectorEnv):
     in the same step; info["final_obs"], info["final_info"] hold the end) or DISABLED (reset ended envs
     with reset(options={"reset_mask": mask})). Infos are Gymnasium's dict of arrays, every key from reset on:
     action_mask (int8), seat, score, round_points (0 until rounds_done > 0), rounds_done, the game's own.
+    reset and step are all or nothing: a refused action (integers only), or an opponent that fails, changes
+    nothing, autoresets included, so a retry acts as if the refused call never happened.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -41,25 +45,27 @@ class GameVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options: dict | None = None):
         """seed: None (each env goes on with its own streams), an int (env i gets seed + i) or one per env
         (None entries go on). options["reset_mask"]: reset only these envs."""
-        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
+        need(options is None or isinstance(options, dict), f"options={shown(options)}", "None or a dict")
         mask = (options or {}).get("reset_mask")
         if mask is None:
             mask = np.ones(self.num_envs, bool)
         elif not isinstance(mask, np.ndarray) or mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
             raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
-        if isinstance(seed, (int, np.integer)):
-            seed = [seed + i for i in range(self.num_envs)]
-        elif seed is not None and len(seed) != self.num_envs:
-            raise ValueError(f"got {len(seed)} seeds for {self.num_envs} envs: give one per env")
+        one = as_seed(seed, count=self.num_envs) if is_int(seed) else None
+        if one is not None:
+            seed = [one + i for i in range(self.num_envs)]
+        elif seed is not None:
+            need(isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs, f"seed={shown(seed)}",
+                 f"None, an int (env i gets seed + i), or a list of one per env ({self.num_envs}: a seed or None each)")
         idx = np.flatnonzero(mask)
         self.core.reset(seed=None if seed is None else [seed[i] for i in idx], games=idx)
+        super().reset(seed=one)
         self._ended[mask] = False
         return self.core.observe(), self._infos()
 
     def step(self, actions):
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
+        """One integer action per env (those of envs that autoreset in this step are ignored)."""
+        given, _ = integer_actions(actions, self.num_envs, self.core.num_actions)
         n = self.num_envs
         rewards = np.zeros(n, np.float64)
         terminated = np.zeros(n, bool)
@@ -68,19 +74,20 @@ class GameVectorEnv(VectorEnv):
         if self.autoreset_mode == AutoresetMode.DISABLED and self._ended.any():
             raise ValueError(f"envs {np.flatnonzero(self._ended).tolist()} ended: reset them with "
                              "reset(options={'reset_mask': mask}) before stepping (autoreset_mode=DISABLED)")
-        step = ~self._ended
-        if self.autoreset_mode == AutoresetMode.NEXT_STEP and self._ended.any():
-            self.core.reset(games=np.flatnonzero(self._ended))
-        idx = np.flatnonzero(step)
-        if idx.size:
-            rewards[idx], terminated[idx], truncated[idx] = self.core.step(a[idx], games=idx)
-        self._ended = terminated | truncated
-        if self.autoreset_mode == AutoresetMode.SAME_STEP and self._ended.any():
-            done = np.flatnonzero(self._ended)
-            for i, obs, info in zip(done, self.core.observe(games=done), info_dicts(self.core, done)):
-                final = self._add_info(final, {"final_obs": obs, "final_info": info}, int(i))
-            self.core.reset(games=done)
-            self._ended[:] = False
+        idx = np.flatnonzero(~self._ended)
+        self.core.checked_actions(given[idx], games=idx)     # before the autoresets
+        with self.core.all_or_nothing(Snapshot(self, ("_ended",))):
+            if self.autoreset_mode == AutoresetMode.NEXT_STEP and self._ended.any():
+                self.core.reset(games=np.flatnonzero(self._ended))
+            if idx.size:
+                rewards[idx], terminated[idx], truncated[idx] = self.core.step(given[idx], games=idx)
+            self._ended[:] = terminated | truncated
+            if self.autoreset_mode == AutoresetMode.SAME_STEP and self._ended.any():
+                done = np.flatnonzero(self._ended)
+                for i, obs, info in zip(done, self.core.observe(games=done), info_dicts(self.core, done)):
+                    final = self._add_info(final, {"final_obs": obs, "final_info": info}, int(i))
+                self.core.reset(games=done)
+                self._ended[:] = False
         return self.core.observe(), rewards, terminated, truncated, {**self._infos(), **final}
 
     def _infos(self) -> dict:

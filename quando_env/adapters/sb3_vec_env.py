@@ -6,7 +6,9 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from ..checks import as_seed
 from ..registry import game_class
+from .atomic import Snapshot
 from .gym_env import info_dicts, observation_space
 from .single_agent import LearnerGames
 
@@ -21,6 +23,8 @@ class GameVecEnv(VecEnv):
     Monitor-style "episode" statistics (r, l, t) and the learner's seat and the AEC env's infos;
     the other steps' infos are empty (building 1000 dicts per step would cost more than the game).
     `env_method("action_masks")` returns each env's legal actions, as MaskablePPO expects.
+    step_wait is all or nothing: a refused action (integers only), or an opponent that fails, changes nothing
+    (the autoresets included), so a retry acts as if it never happened.
     """
 
     def __init__(self, num_envs: int = 1, game="quando", opponents="random", seat="random",
@@ -37,6 +41,10 @@ class GameVecEnv(VecEnv):
         self._t0 = time.time()
 
     # ------------------------------------------------------------------ VecEnv API
+    def seed(self, seed=None):
+        """Env i's next reset uses seed + i (SB3's rule; an int 0..2^63 - num_envs, or None for a random one)."""
+        return super().seed(None if seed is None else as_seed(seed, count=self.num_envs))
+
     def reset(self):
         self.core.reset(seed=self._seeds)
         self._reset_seeds()
@@ -47,28 +55,32 @@ class GameVecEnv(VecEnv):
         return self.core.observe()
 
     def step_async(self, actions) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        """One integer action per env (an (num_envs, 1) array is taken as (num_envs,), as SB3 may pass)."""
+        single = isinstance(actions, np.ndarray) and actions.shape == (self.num_envs, 1)
+        self._actions = actions.reshape(self.num_envs) if single else actions
 
     def step_wait(self):
-        rewards, terminated, truncated = self.core.step(self._actions)
-        self._returns += rewards
-        self._lengths += 1
-        done = terminated | truncated
-        infos = [{} for _ in range(self.num_envs)]
-        if done.any():
-            idx = np.flatnonzero(done)
-            now = round(time.time() - self._t0, 6)
-            for i, obs, info in zip(idx.tolist(), self.core.observe(games=idx),
-                                    info_dicts(self.core, idx, action_mask=False)):
-                info["terminal_observation"] = obs
-                info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-                info["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": now}
-                infos[i] = info
-            self.core.reset(games=idx)
-            self._returns[idx] = 0.0
-            self._lengths[idx] = 0
-            for i, info in zip(idx.tolist(), info_dicts(self.core, idx, action_mask=False)):
-                self.reset_infos[i] = info
+        bookkeeping = Snapshot(self, ("_returns", "_lengths"), ("reset_infos",))
+        with self.core.all_or_nothing(bookkeeping):
+            rewards, terminated, truncated = self.core.step(self._actions)
+            self._returns += rewards
+            self._lengths += 1
+            done = terminated | truncated
+            infos = [{} for _ in range(self.num_envs)]
+            if done.any():
+                idx = np.flatnonzero(done)
+                now = round(time.time() - self._t0, 6)
+                for i, obs, info in zip(idx.tolist(), self.core.observe(games=idx),
+                                        info_dicts(self.core, idx, action_mask=False)):
+                    info["terminal_observation"] = obs
+                    info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+                    info["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": now}
+                    infos[i] = info
+                self.core.reset(games=idx)
+                self._returns[idx] = 0.0
+                self._lengths[idx] = 0
+                for i, info in zip(idx.tolist(), info_dicts(self.core, idx, action_mask=False)):
+                    self.reset_infos[i] = info
         return self.core.observe(), rewards.astype(np.float32), done, infos
 
     def close(self) -> None:

@@ -9,14 +9,41 @@ of all those moves are summed into the step's reward, so the learner never sees 
 Game i of a batch seeded s plays exactly what a batch of one seeded s + i plays: the deal, the random
 opponents' moves, the learner's seat and the opponents drawn from a pool all come from per-game streams.
 """
+from contextlib import contextmanager
+
 import numpy as np
 
 from .. import rng
+from ..checks import as_seed, is_int, need, shown
+from .atomic import ENGINE, Snapshot, all_or_nothing
 from .opponents import RANDOM, checked_actions, resolve
 
 SEATS = "random"
 ILLEGAL = ("raise", "random")
 _MAX_RESTARTS = 1000
+
+
+def integer_actions(actions, k: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """k actions from integers only (ints or numpy integers of any width, in a list or an integer array: what
+    SB3 and Gymnasium pass; never bools, floats or strings), as (given, a): the values as given (for
+    messages) and an int64 array in which values outside 0..num_actions-1 are -1 (illegal). ValueError
+    naming the actions otherwise."""
+    allowed = f"{k} integers 0..{num_actions - 1} (one per game)"
+    if isinstance(actions, np.ndarray):
+        given = actions
+        need(given.shape == (k,) and (given.dtype.kind in "iu" or (given.dtype == object and all(map(is_int, given)))),
+             f"actions={shown(actions)}", allowed)
+    else:
+        need(isinstance(actions, (list, tuple)) and len(actions) == k and all(map(is_int, actions)),
+             f"actions={shown(actions)}", allowed)
+        try:
+            given = np.array(actions, np.int64)
+        except OverflowError:
+            given = np.array(actions, object)
+    inside = ((given >= 0) & (given < num_actions)).astype(bool)
+    a = np.full(k, -1, np.int64)
+    a[inside] = given[inside]
+    return given, a
 
 
 class LearnerGames:
@@ -53,6 +80,7 @@ class LearnerGames:
         self._registry: dict[int, object] = {}         # opponent objects by id (ids are never reused)
         self._next_id = 0
         self._pool = np.zeros(0, np.int64)
+        self._guarded = False                            # inside all_or_nothing()
         self.set_opponents(opponents)
         self.reset(seed=rng.new_seed() if seed is None else seed)
 
@@ -110,28 +138,50 @@ class LearnerGames:
             out[sel] = checked_actions(opp, opp.act(obs, self.game.legal_action_mask[g]), g.size)
         return out
 
+    # ------------------------------------------------------------------ all or nothing
+    _ARRAYS = ("seat", "terminated", "truncated", "replaced", "pending", "_rng", "_opp", "_auto")
+    _VALUES = ("_registry", "_pool", "_next_id", "_random_id")
+
+    @contextmanager
+    def all_or_nothing(self, *extra: Snapshot):
+        """A block after which either everything it did to these games (and to `extra`, the caller's own
+        bookkeeping) stands, or, if it raised, nothing: an opponent failing in the middle of a step leaves
+        the games, their streams, seats and opponents as they were. Nested blocks are covered by the outer one."""
+        if self._guarded:
+            yield
+            return
+        self._guarded = True
+        try:
+            with all_or_nothing(Snapshot(self.game, ENGINE), Snapshot(self, self._ARRAYS, self._VALUES), *extra):
+                yield
+        finally:
+            self._guarded = False
+
     # ------------------------------------------------------------------ episodes
     def reset(self, seed=None, games=None) -> None:
-        """Start new episodes and play the opponents up to the learner's first decision.
+        """Start new episodes and play the opponents up to the learner's first decision (all or nothing).
 
         seed: an int (game i of the listed ones gets seed + i), one seed or None per listed game, or None.
         A game reset without a seed goes on with its own random streams. games: the slots (default all).
         """
         idx = self.game.slots(games)
-        if seed is None or np.ndim(seed) == 0:
-            seeds = [None] * idx.size if seed is None else [int(seed) + i for i in range(idx.size)]
+        if seed is None or (np.ndim(seed) == 0 and not isinstance(seed, (str, bytes))):
+            seeds = [None] * idx.size if seed is None else \
+                [as_seed(seed, count=idx.size) + i for i in range(idx.size)]
         else:
             seeds = list(seed)
             if len(seeds) != idx.size:
                 raise ValueError(f"got {len(seeds)} seeds for {idx.size} games: give one per game")
+            seeds = [None if x is None else as_seed(x, f"seed[{i}]") for i, x in enumerate(seeds)]
         given = np.array([x is not None for x in seeds], bool)
-        if not given.all():
-            self.game.reset(games=idx[~given])
-        if given.any():
-            values = np.array([x for x in seeds if x is not None], np.int64)
-            self.game.reset(seed=values, games=idx[given])
-            self._rng[idx[given]] = rng.streams(values, rng.SALT_SEATS)
-        self._start(idx)
+        with self.all_or_nothing():
+            if not given.all():
+                self.game.reset(games=idx[~given])
+            if given.any():
+                values = np.array([x for x in seeds if x is not None], np.int64)
+                self.game.reset(seed=values, games=idx[given])
+                self._rng[idx[given]] = rng.streams(values, rng.SALT_SEATS)
+            self._start(idx)
 
     def _start(self, idx: np.ndarray) -> None:
         for _ in range(_MAX_RESTARTS):
@@ -173,31 +223,35 @@ class LearnerGames:
             self._collect(rewards, games)
 
     def step(self, actions, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The learner's actions in the listed games (default all), then the opponents' moves up to its next
-        decisions. Returns the learner's (rewards, terminated, truncated) of those games. Games whose
-        episode is over ignore their action and report their end again, with no reward."""
-        idx = self.game.slots(games)
-        a = np.asarray(actions)
-        if a.shape != (idx.size,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
-                             f"dtype {a.dtype}")
-        a = a.astype(np.int64)
-        live = self.game.current_player[idx] >= 0
-        ok = (a >= 0) & (a < self.num_actions)
-        ok[ok] = self.game.legal_action_mask[idx[ok], a[ok]]
-        bad = live & ~ok
-        self.replaced[idx] = bad
-        if bad.any():
-            if self.illegal_action == "raise":
-                i = int(np.flatnonzero(bad)[0])
-                msg = self.game.illegal_message(int(idx[i]), int(a[i]))
-                raise ValueError(msg.removeprefix("game 0, ") if self.num_games == 1 else msg)
-            a[bad] = self.game.sample_actions(games=idx[bad])
-        self._collect(self.game.step(a, games=idx), idx)
-        self._advance(idx)
+        """The learner's actions (integers) in the listed games (default all), then the opponents' moves up to
+        its next decisions: all of it, or (a refused action, an opponent failing) nothing. Returns the
+        learner's (rewards, terminated, truncated) of those games. Games whose episode is over ignore their
+        action and report their end again, with no reward."""
+        idx, a, bad = self.checked_actions(actions, games)
+        with self.all_or_nothing():
+            self.replaced[idx] = bad
+            if bad.any():
+                a[bad] = self.game.sample_actions(games=idx[bad])
+            self._collect(self.game.step(a, games=idx), idx)
+            self._advance(idx)
         rewards = self.pending[idx]
         self.pending[idx] = 0.0
         return rewards, self.terminated[idx], self.truncated[idx]
+
+    def checked_actions(self, actions, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What step checks before it changes anything: (slots, int64 actions, which are illegal), or the
+        ValueError step raises (a non-integer, or with illegal_action="raise" an illegal action)."""
+        idx = self.game.slots(games)
+        given, a = integer_actions(actions, idx.size, self.num_actions)
+        live = self.game.current_player[idx] >= 0
+        ok = a >= 0
+        ok[ok] = self.game.legal_action_mask[idx[ok], a[ok]]
+        bad = live & ~ok
+        if bad.any() and self.illegal_action == "raise":
+            i = int(np.flatnonzero(bad)[0])
+            msg = self.game.illegal_message(int(idx[i]), int(given[i]))
+            raise ValueError(msg.removeprefix("game 0, ") if self.num_games == 1 else msg)
+        return idx, a, bad
 
     # ------------------------------------------------------------------ views
     def observe(self, games=None) -> np.ndarray:

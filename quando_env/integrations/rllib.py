@@ -31,6 +31,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 from ray.tune.registry import register_env
 
+from ..checks import shown
 from ..registry import game_module, game_names
 
 POLICY = "shared"                  # the one module every seat plays
@@ -81,12 +82,13 @@ class TurnBasedEnv(MultiAgentEnv):
         return {seat: self.observe(seat)}, {seat: dict(self.aec.infos[self.names[seat]])}
 
     def step(self, action_dict):
-        """Play the action of the seat to move (the AEC env raises ValueError if its mask forbids it)."""
+        """Play the action of the seat to move: one integer (int or numpy integer) its mask allows, else
+        ValueError and nothing changes (the AEC env checks it)."""
         e = self.aec
         mover = self.to_move()
-        if set(action_dict) != {mover}:
-            raise ValueError(f"seat {mover} is to move: give exactly its action, got actions for seats "
-                             f"{sorted(action_dict)}")
+        if not isinstance(action_dict, dict) or set(action_dict) != {mover}:
+            raise ValueError(f"seat {mover} is to move: give exactly its action, {{{mover}: action}}, got "
+                             f"{shown(action_dict)}")
         e.step(action_dict[mover])
         rewards = {self.seat[name]: float(r) for name, r in e.rewards.items()}
         name = self.names[mover]
