@@ -41,7 +41,7 @@ class PPOAgent(Agent):
     """Plays the policy's most likely legal action (deterministic=True) or samples from it. `path`: a MaskablePPO
     .zip (default: the game's shipped model).
 
-    Load only model files you trust: MaskablePPO.load unpickles parts of the zip (cloudpickle), so a crafted
+    Load only files you trust: MaskablePPO.load unpickles parts of the zip (cloudpickle), so a crafted
     file runs any code it holds. The shipped models (agents/models) are the project's own."""
 
     name = "ppo"
