@@ -76,7 +76,7 @@ class VectorGame(Game):
 
     def reshuffle_record(self, g):
         s = self.states[g]
-        m = int(s["ndraw"])
+        m = int(s["nshuf"])   # not ndraw: a round that ended in the reshuffle's step has dealt anew
         return {"pile": card_pairs(s["shuffle"][:m], s["shuffle_up"][:m])}
 
     def force_reshuffle(self, g, entry):
