@@ -35,7 +35,7 @@ def _canonical(value) -> bytes:
 
 
 def _ints(values) -> bytes:
-    return np.asarray(values, "<i8").tobytes()
+    return b"".join(int(v).to_bytes(8, "little", signed=True) for v in values)
 
 
 class Digest:
@@ -60,7 +60,7 @@ class Digest:
             self._decision(game)
 
     def _decision(self, game) -> None:
-        self.hash.update(_ints([game.states["cur"][0]]) + game.masks[0].astype(np.uint8).tobytes())
+        self.hash.update(_ints([game.states[0]["cur"]]) + game.masks[0].tobytes())     # masks are uint8
 
     def hexdigest(self) -> str:
         return self.hash.hexdigest()
