@@ -253,7 +253,7 @@ def records():
 @pytest.mark.parametrize("name", RECORDED)
 def test_record_saves_and_replays_the_same_game(records, name, tmp_path):
     record, moves, totals = records[name]
-    assert record["format"] == "cabo-record/1"
+    assert record["format"] == "cabo-record/2"
     path = tmp_path / "game.json"
     rec.save(record, path)
     loaded = rec.load(path)

@@ -199,7 +199,7 @@ def test_record_saves_loads_and_replays(tiny, tmp_path):
             played.append(a)
         env.step(a)
     record = env.unwrapped.game_record()
-    assert record["format"] == "tiny-record/1" and len(record["rounds"]) >= 3 and record["result"]["terminated"]
+    assert record["format"] == "tiny-record/2" and len(record["rounds"]) >= 3 and record["result"]["terminated"]
     assert max(record["result"]["totals"]) == 3
     rec.save(record, tmp_path / "game.json")
     loaded = rec.load(tmp_path / "game.json")

@@ -229,7 +229,7 @@ def test_record_save_load_replay_with_reshuffles_and_several_rounds(tmp_path):
         path = tmp_path / "g.json"
         rec.save(record, path)
         loaded = rec.load(path)
-        assert loaded == json.loads(json.dumps(record)) and loaded["format"] == "help-record/1"
+        assert loaded == json.loads(json.dumps(record)) and loaded["format"] == "help-record/2"
         steps = list(rec.replay(loaded))
         game = steps[-1][3]
         assert [a for _, _, a, _ in steps] == record["actions"] and game.totals[0].tolist() == totals

@@ -112,8 +112,9 @@ def test_demo_and_replay_commands(tmp_path):
     step_lines = [ln for ln in lines if ln.startswith("  ")]
     assert len(step_lines) == len(moves)
     assert step_lines[0].split() == ["0", f"player_{moves[0][0]}:"] + quando_env.action_name(moves[0][1]).split()
-    assert lines[-1] == f"round {len(record['rounds'])} over: points {game.round_points[0].tolist()}, " \
+    assert lines[-2] == f"round {len(record['rounds'])} over: points {game.round_points[0].tolist()}, " \
                         f"totals {game.totals[0].tolist()}"
+    assert lines[-1] == "proven: every round's result and digest match the record's proof"
 
 
 @pytest.mark.parametrize("content,why", [
@@ -234,13 +235,19 @@ def test_record_with_extra_actions(games):
 def test_record_with_a_truncated_action_list(games, name):
     record = games[name][0]
     end = next(k for k, _, _, game in rec.replay(record) if game.round_over[0])  # round 0's last step
-    rounds, reshuffles = len(record["rounds"]), len(record["reshuffles"])
     msg = replay_error(broken(record, lambda r: r.__setitem__("actions", r["actions"][:end])))
-    assert msg.startswith(f"the record has {rounds} rounds and {reshuffles} reshuffles, but its actions reach "
-                          f"1 rounds and ")
+    assert msg == f"round 0 (steps 0..{end - 1}): the record's actions end at step {end - 1}, but its proof has " \
+                  f"round 0 go on to step {end}: actions are missing"
+    last = len(record["rounds"]) - 1
+    first = len(record["actions"]) - record["proof"][-1]["actions"]
+    n = len(record["actions"])
     msg = replay_error(broken(record, lambda r: r["actions"].pop()))
-    assert msg.startswith("the record's result says {'terminated': True, 'truncated': False}, but its actions "
-                          "end with {'terminated': False, 'truncated': False}")
+    assert msg == f"round {last} (steps {first}..{n - 2}): the record's actions end at step {n - 2}, but its proof " \
+                  f"has round {last} go on to step {n - 1}: actions are missing"
+    # A record of the format before proofs has only the final result to tell.
+    old = broken(record, lambda r: (r.update(format="quando-record/1"), r.pop("proof"), r["actions"].pop()))
+    assert replay_error(old).startswith("the record's result says {'terminated': True, 'truncated': False}, but "
+                                        "its actions end with {'terminated': False, 'truncated': False}")
 
 
 def test_record_with_a_tampered_reshuffle(games):
@@ -281,9 +288,12 @@ def test_record_with_wrong_totals(games):
 
 def test_record_with_a_missing_round(games):
     record = games["kendi-4p-multi-round"][0]
-    msg = replay_error(broken(record, lambda r: r["rounds"].pop()))
+    msg = replay_error(broken(record, lambda r: (r["rounds"].pop(), r["proof"].pop())))
     assert msg.endswith(f"round {len(record['rounds']) - 1} starts, but the record has only "
                         f"{len(record['rounds']) - 1} rounds")
+    msg = replay_error(broken(record, lambda r: r["rounds"].pop()))
+    assert msg == f"game record's proof of {len(record['rounds'])} rounds is not allowed: one entry per round of " \
+                  f"the record ({len(record['rounds']) - 1})"
     assert replay_error(broken(record, lambda r: r.__setitem__("rounds", []))) == "game record has no rounds"
 
 
@@ -292,6 +302,10 @@ def test_truncated_game_record_missing_its_last_action_is_rejected():
     assert record["result"]["truncated"] and len(record["actions"]) == 30
     short = copy.deepcopy(record)
     short["actions"].pop()
+    assert replay_error(short).endswith("the record's actions end at step 28, but its proof has round 1 go on to "
+                                        "step 29: actions are missing")
+    short.update(format="quando-record/1")   # the format before proofs: only the result tells
+    del short["proof"]
     assert replay_error(short).startswith("the record's result says {'terminated': False, 'truncated': True}")
 
 

@@ -206,7 +206,7 @@ class TinyGame(Game):
     state_dtype = STATE_DTYPE
     config_class = TinyConfig
     setup_keys = ("deck",)
-    record_format = "tiny-record/1"
+    record_format = "tiny-record/2"
     higher_total_wins = True
     seat_info_keys = ()
     kernels = SimpleNamespace(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel,

@@ -1,142 +1,394 @@
-"""Game records: everything needed to replay a game exactly, as plain JSON, for any game.
+"""Game records: everything needed to replay a game exactly, and the proof that a replay is that game, as JSON.
 
 A record holds the game's format tag, the config, each round's setup (the game's `round_setup`: for
-Quando the deck and dealer), every in-round reshuffle (the only randomness inside a round) and the
-actions. Replaying forces those setups and reshuffles into a game of one and checks every action against
-the mask, so a malformed record fails at the step that breaks.
+Quando the deck and dealer), every in-round reshuffle (the only randomness inside a round), the actions,
+the result once the game is over, and (format version 2 on) a proof: per round the number of actions, the
+round's points and the totals after it (null while unfinished) and a digest of the game so far. Replaying
+forces the setups and reshuffles into a game of one, checks every action against the mask, and compares
+each round with its proof as the round ends, so a record that does not reproduce its game fails naming
+the round (and its steps) where the record and the replay diverged.
+
+The digest is a running SHA-256 over the record's config, each round's setup, and per decision the action,
+the reshuffle it caused, then the seat to move and its legal moves (or, at a round's end, the round's
+points and totals): canonical JSON and little-endian integers, so it is the same on every machine and
+numpy version. It covers the record's own content (any change to it shows) and what the rules made of it
+(who decided, among which moves, with which results); it does not hash the engine's state record (whose
+random stream and stale pile tails differ between a game and its replay) nor an observation encoding
+(which may change between versions while the game stays the same). The digest proves consistency, not
+authorship: whoever edits a record can recompute it. `seed` and `players` are notes the proof leaves out.
 """
+import hashlib
 import json
 
 import numpy as np
 
-from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED
+from ..checks import SEED_MAX, is_int, need, shown
+from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, make_config
+
+PROOF_SINCE = 2                 # records of a format version below this carry no proof
+MAX_RECORD_BYTES = 4 * 2**20    # a record file larger than this is refused unread (see load)
+FIELDS = ("format", "config", "seed", "rounds", "reshuffles", "actions", "result", "proof", "players")
+
+
+def _canonical(value) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _ints(values) -> bytes:
+    return b"".join(int(v).to_bytes(8, "little", signed=True) for v in values)
+
+
+class Digest:
+    """The running digest of a record's proof (see the module docstring): the recorder and the replay feed
+    it the same events in the same order."""
+
+    def __init__(self, config: dict):
+        self.hash = hashlib.sha256(_canonical(config))
+
+    def round_starts(self, setup: dict, game) -> None:
+        self.hash.update(_canonical(setup))
+        self._decision(game)
+
+    def step(self, game, action: int, reshuffle: dict | None, round_over: bool) -> None:
+        """One decision: its action and reshuffle, then the next decision (or the round's result)."""
+        self.hash.update(_ints([action]))
+        if reshuffle is not None:
+            self.hash.update(_canonical(reshuffle))
+        if round_over:
+            self.hash.update(_ints(game.round_points[0]) + _ints(game.totals[0]))
+        else:
+            self._decision(game)
+
+    def _decision(self, game) -> None:
+        self.hash.update(_ints([game.states[0]["cur"]]) + game.masks[0].tobytes())     # masks are uint8
+
+    def hexdigest(self) -> str:
+        return self.hash.hexdigest()
+
+
+def _json_config(game) -> dict:
+    """The game's config as plain JSON values (options given as numpy scalars become Python ones)."""
+    return {k: v.item() if isinstance(v, np.generic) else v for k, v in game.config.to_dict().items()}
 
 
 class Recorder:
-    """Follows game 0 of a game of one (autoreset off) and writes down what a replay needs."""
+    """Follows game 0 of a game of one (autoreset off) and writes down what a replay needs, and its proof.
+    `record` is complete after every step (a game left early saves what was played)."""
 
     def __init__(self, game, seed=None):
         self.game = game
-        self.record = {"format": game.record_format, "config": game.config.to_dict(), "seed": seed,
-                       "rounds": [game.round_setup(0)], "reshuffles": [], "actions": []}
+        config = _json_config(game)
+        setup = game.round_setup(0)
+        self.digest = Digest(config)
+        self.digest.round_starts(setup, game)
+        self.record = {"format": game.record_format, "config": config,
+                       "seed": None if seed is None else int(seed), "rounds": [setup], "reshuffles": [],
+                       "actions": [], "proof": [self._entry()]}
         self._shuffles = game.reshuffles(0)
 
+    def _entry(self) -> dict:
+        return {"actions": 0, "points": None, "totals": None, "digest": self.digest.hexdigest()}
+
     def after_step(self, action: int) -> None:
-        """Note the action just taken, and any reshuffle or new round it caused."""
-        game = self.game
+        """Note the action just taken, the reshuffle or new round it caused, and the proof so far."""
+        game, record = self.game, self.record
         flags = game.flags[0].tolist()
-        self.record["actions"].append(int(action))
+        record["actions"].append(int(action))
+        reshuffle = None
         shuffles = game.reshuffles(0)
         if shuffles > self._shuffles:
             self._shuffles = shuffles
-            self.record["reshuffles"].append({"step": len(self.record["actions"]) - 1,
-                                              **game.reshuffle_record(0)})
+            reshuffle = {"step": len(record["actions"]) - 1, **game.reshuffle_record(0)}
+            record["reshuffles"].append(reshuffle)
+        round_over = bool(flags[F_ROUND_OVER])
+        self.digest.step(game, action, reshuffle, round_over)
+        entry = record["proof"][-1]
+        entry["actions"] += 1
+        entry["digest"] = self.digest.hexdigest()
+        if round_over:
+            entry["points"] = [int(x) for x in game.round_points[0]]
+            entry["totals"] = [int(x) for x in game.totals[0]]
         ended = flags[F_TERMINATED] or flags[F_TRUNCATED]
-        if flags[F_ROUND_OVER] and not ended:
-            self.record["rounds"].append(game.round_setup(0))
+        if round_over and not ended:
+            setup = game.round_setup(0)
+            self.digest.round_starts(setup, game)
+            record["rounds"].append(setup)
+            record["proof"].append(self._entry())
         if ended:
-            self.record["result"] = {"totals": [int(x) for x in game.totals[0]],
-                                     "terminated": bool(flags[F_TERMINATED]),
-                                     "truncated": bool(flags[F_TRUNCATED])}
+            record["result"] = {"totals": [int(x) for x in game.totals[0]],
+                                "terminated": bool(flags[F_TERMINATED]),
+                                "truncated": bool(flags[F_TRUNCATED])}
 
 
 def save(record: dict, path) -> None:
-    """Write a record as JSON."""
-    with open(path, "w") as f:
-        json.dump(record, f)
+    """Write a record as JSON. ValueError naming the path if it cannot be written (nothing is written
+    when the record is not JSON)."""
+    try:
+        text = json.dumps(record, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ValueError(f"the game record cannot be written as JSON: {e}") from None
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise ValueError(f"cannot write the game record to {path}: {e.strerror or e}") from None
 
 
 def load(path) -> dict:
-    """Read a saved record. ValueError, naming the file, if it cannot be read or is not JSON."""
+    """Read a saved record and check its fields (`check`). ValueError, naming the file, if it cannot be
+    read, is larger than MAX_RECORD_BYTES (4 MiB: the largest record of a game that ran to its default
+    max_steps measured 231 kB, Cabo with 2 players and 520 rounds; parsing 4 MiB of JSON takes at most about
+    110 MB), is not JSON, or is not a well-formed record."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            data = f.read(MAX_RECORD_BYTES + 1)
     except OSError as e:
         raise ValueError(f"cannot read the game record {path}: {e.strerror or e}") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_RECORD_BYTES} bytes: not a game record this package wrote")
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{path} is not a JSON game record: nested too deeply") from None
     except ValueError as e:  # json.JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"{path} is not a JSON game record: {e}") from None
+    try:
+        check(record)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    return record
+
+
+def formats() -> dict:
+    """Every record format replayed -> (game class, whether it carries a proof): each game's own and its
+    earlier versions."""
+    from ..registry import game_classes
+
+    out = {}
+    for cls in game_classes():
+        tag, version = cls.record_format.rsplit("/", 1)
+        for v in range(1, int(version) + 1):
+            out[f"{tag}/{v}"] = (cls, v >= PROOF_SINCE)
+    return out
 
 
 def game_class_of(record):
     """The game class whose record format the record has, or a ValueError naming the formats known."""
-    from ..registry import game_classes
+    return _format_of(record)[0]
 
-    formats = {cls.record_format: cls for cls in game_classes()}
-    if not isinstance(record, dict) or record.get("format") not in formats:
+
+def _format_of(record):
+    known = formats()
+    if not isinstance(record, dict) or not isinstance(record.get("format"), str) or record["format"] not in known:
         raise ValueError("not a game record: expected a JSON object with format "
-                         + " or ".join(repr(f) for f in formats))
-    return formats[record["format"]]
+                         + " or ".join(repr(f) for f in known))
+    return known[record["format"]]
 
 
-def replay(record: dict):
-    """Replay a record; yields (step, seat, action, game) after each action. Raises ValueError on the
-    first inconsistency (missing field, bad setup, illegal action at step k, result mismatch)."""
-    cls = game_class_of(record)
-    for key, kind in (("config", dict), ("rounds", list), ("reshuffles", list), ("actions", list)):
+def _ints_list(x, n: int) -> bool:
+    return isinstance(x, list) and len(x) == n and all(is_int(v) for v in x)
+
+
+def check(record) -> tuple:
+    """Check a record's fields and shapes before anything is replayed: ValueError naming the first field
+    that is wrong. Returns (game class, proven: whether the record carries a proof). Deals,
+    reshuffled piles and actions are checked against the rules by `replay`."""
+    cls, proven = _format_of(record)
+    unknown = sorted(set(record) - (set(FIELDS) if proven else set(FIELDS) - {"proof"}))
+    if unknown:
+        raise ValueError(f"game record has unknown field(s) {unknown} for its format {record['format']!r}")
+    for key, kind in (("config", dict), ("rounds", list), ("reshuffles", list), ("actions", list)) \
+            + ((("proof", list),) if proven else ()):
         if key not in record:
             raise ValueError(f"game record has no {key!r}")
         if not isinstance(record[key], kind):
             raise ValueError(f"game record's {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
-                             f"got {type(record.get(key)).__name__}")
+                             f"got {type(record[key]).__name__}")
     result = record.get("result")
     if result is not None and not isinstance(result, dict):
         raise ValueError(f"game record's 'result' must be a JSON object, got {type(result).__name__}")
-    rounds, shuffles, actions = record["rounds"], record["reshuffles"], record["actions"]
+    try:
+        config = make_config(cls.config_class, **record["config"])
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError(f"game record's config: {e}") from None
+    n = config.num_players
+    seed = record.get("seed")
+    need(seed is None or (is_int(seed) and 0 <= seed <= SEED_MAX), f"game record's seed={shown(seed)}",
+         f"null or an integer 0..{SEED_MAX}")
+    players = record.get("players")
+    need(players is None or (isinstance(players, list) and len(players) == n and all(isinstance(p, str)
+                                                                                      for p in players)),
+         f"game record's players={shown(players)}", f"a list of {n} names")
+    rounds, actions = record["rounds"], record["actions"]
     if not rounds:
         raise ValueError("game record has no rounds")
-    game = cls(1, seed=0, autoreset=False, **record["config"])
+    most = cls.max_decisions(config)
+    need(len(actions) <= most, f"game record's {len(actions)} actions", f"at most {most} (the config's max_steps)")
+    need(len(rounds) <= len(actions) + 1, f"game record's {len(rounds)} rounds",
+         f"at most one more than its {len(actions)} actions")
+    for r, setup in enumerate(rounds):
+        if not isinstance(setup, dict) or set(setup) != set(cls.setup_keys):
+            raise ValueError(f"round {r} of the record has no valid setup: it needs exactly {list(cls.setup_keys)}")
+    for i, entry in enumerate(record["reshuffles"]):
+        need(isinstance(entry, dict) and is_int(entry.get("step")) and entry["step"] >= 0,
+             f"game record's reshuffles[{i}]={shown(entry)}", "an object with the step (an integer >= 0)")
+    if result is not None:
+        need(set(result) == {"totals", "terminated", "truncated"} and _ints_list(result["totals"], n)
+             and isinstance(result["terminated"], bool) and isinstance(result["truncated"], bool)
+             and not (result["terminated"] and result["truncated"]),
+             f"game record's result={shown(result)}",
+             f"an object with totals ({n} integers), terminated and truncated (true or false, not both)")
+    if proven:
+        _check_proof(record["proof"], len(rounds), n)
+    return cls, proven
+
+
+def _check_proof(proof, num_rounds: int, n: int) -> None:
+    need(len(proof) == num_rounds, f"game record's proof of {len(proof)} rounds",
+         f"one entry per round of the record ({num_rounds})")
+    for r, entry in enumerate(proof):
+        field = f"game record's proof[{r}]"
+        need(isinstance(entry, dict) and set(entry) == {"actions", "points", "totals", "digest"},
+             f"{field}={shown(entry)}", "an object with actions, points, totals and digest")
+        need(is_int(entry["actions"]) and entry["actions"] >= 0, f"{field}.actions={shown(entry['actions'])}",
+             "an integer >= 0")
+        finished = entry["points"] is not None
+        for key in ("points", "totals"):
+            need(_ints_list(entry[key], n) if finished or r < num_rounds - 1 else entry[key] is None,
+                 f"{field}.{key}={shown(entry[key])}",
+                 f"{n} integers" + ("" if r < num_rounds - 1 else ", or null for both while the round is unfinished"))
+        digest = entry["digest"]
+        need(isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest),
+             f"{field}.digest={shown(digest)}", "64 lowercase hexadecimal digits (SHA-256)")
+
+
+def verify(record: dict, each=None) -> bool:
+    """Replay a whole record, calling each(step, seat, action, game) after every action if given (ValueError
+    where it fails). True: the record's proof showed the replay is the recorded game; False: the record
+    (format version 1) carries no proof, so only its actions' legality and its final totals were checked."""
+    steps = replay(record)
+    while True:
+        try:
+            step = next(steps)
+        except StopIteration as done:
+            return done.value
+        if each is not None:
+            each(*step)
+
+
+def replay(record: dict):
+    """Replay a record; yields (step, seat, action, game) after each action, and returns (the generator's
+    value) whether the record's proof was checked. Raises ValueError on the first inconsistency: a field
+    that is wrong, a bad setup, an illegal action at step k, a round whose result or digest differs from
+    the record's proof (naming the round and its steps), a final result that differs."""
+    cls, proven = check(record)
+    rounds, shuffles, actions = record["rounds"], record["reshuffles"], record["actions"]
+    proof, result = record.get("proof"), record.get("result")
+    try:
+        game = cls(1, seed=0, autoreset=False, **record["config"])
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError(f"game record's config: {e}") from None
     start_round(game, rounds, 0, first=True)
-    next_round, next_shuffle = 1, 0
+    digest = Digest(record["config"]) if proven else None
+    if proven:
+        digest.round_starts(rounds[0], game)
+    r, first = 0, 0                   # the round being played and its first step
+    next_shuffle, armed = 0, -1       # the record's next reshuffle, and the one forced into the game
+    action = np.zeros(1, np.int64)
     for k, a in enumerate(actions):
         if game.current_player[0] < 0:
             raise ValueError(f"step {k}: the game is already over, but the record has {len(actions) - k} more actions")
-        if next_shuffle < len(shuffles):
+        if next_shuffle < len(shuffles) and armed != next_shuffle:   # it stays forced until the game reshuffles
             try:
                 game.force_reshuffle(0, shuffles[next_shuffle])
             except ValueError as e:
                 raise ValueError(f"reshuffle {next_shuffle} of the record is {e}") from None
+            armed = next_shuffle
+        if proven and k - first == proof[r]["actions"] and proof[r]["points"] is None:
+            raise ValueError(f"step {k}: the record's proof leaves round {r} unfinished after step {k - 1}, but the "
+                             f"record has {len(actions) - k} more actions")
         seat = int(game.current_player[0])
-        if type(a) is not int or not 0 <= a < game.num_actions or not game.legal_action_mask[0, a]:
-            legal = ", ".join(f"{x} ({game.action_name(x)})" for x in np.flatnonzero(game.legal_action_mask[0]))
-            raise ValueError(f"step {k}: action {a!r} of player_{seat} is illegal; legal were: {legal}")
+        if type(a) is not int or not 0 <= a < game.num_actions or not game.masks[0, a]:
+            legal = ", ".join(f"{x} ({game.action_name(x)})" for x in np.flatnonzero(game.masks[0]))
+            raise ValueError(f"step {k}: action {shown(a)} of player_{seat} is illegal; legal were: {legal}")
+        action[0] = a
         try:
-            game.step(np.array([a]))
+            game.step(action, checked=True)
         except ValueError as e:
             raise ValueError(f"step {k}: reshuffle {next_shuffle} of the record: {e}") from None
+        reshuffle = None
         if game.reshuffles(0) > next_shuffle:
-            if next_shuffle >= len(shuffles) or shuffles[next_shuffle].get("step") != k:
+            if next_shuffle >= len(shuffles) or shuffles[next_shuffle]["step"] != k:
                 raise ValueError(f"step {k}: the discard pile was reshuffled here, but the record's next "
                                  f"reshuffle is {'missing' if next_shuffle >= len(shuffles) else 'at another step'}")
+            reshuffle = shuffles[next_shuffle]
             next_shuffle += 1
-        if game.round_over[0] and not (game.game_over[0] or game.truncated[0]):
-            if next_round >= len(rounds):
-                raise ValueError(f"step {k}: round {next_round} starts, but the record has only {len(rounds)} rounds")
-            start_round(game, rounds, next_round)
-            next_round += 1
+        round_over = bool(game.round_over[0])
+        ended = bool(game.game_over[0] or game.truncated[0])
+        if proven:
+            digest.step(game, a, reshuffle, round_over)
+            if round_over or k + 1 == len(actions) or k + 1 - first == proof[r]["actions"]:
+                _compare_round(game, proof[r], r, first, k, round_over, digest, k + 1 == len(actions))
+        if round_over and not ended:
+            if r + 1 >= len(rounds):
+                raise ValueError(f"step {k}: round {r + 1} starts, but the record has only {len(rounds)} rounds")
+            r, first = r + 1, k + 1
+            start_round(game, rounds, r)
+            if proven:
+                digest.round_starts(rounds[r], game)
         yield k, seat, a, game
-    if next_round != len(rounds) or next_shuffle != len(shuffles):
-        raise ValueError(f"the record has {len(rounds)} rounds and {len(shuffles)} reshuffles, but its actions "
-                         f"reach {next_round} rounds and {next_shuffle} reshuffles")
+    if proven and first == len(actions):     # the last round has no steps yet: its deal is proven
+        _compare_round(game, proof[r], r, first, first - 1, False, digest, True)
+    if r + 1 != len(rounds) or next_shuffle != len(shuffles):
+        raise ValueError(f"after step {len(actions) - 1}: the record has {len(rounds)} rounds and {len(shuffles)} "
+                         f"reshuffles, but its actions reach {r + 1} rounds and {next_shuffle} reshuffles")
+    if result is None and game.current_player[0] < 0:
+        raise ValueError(f"the game is over after step {len(actions) - 1}, but the record has no result")
     if result is not None:
-        ended = {"terminated": bool(game.game_over[0]), "truncated": bool(game.truncated[0])}
-        claimed = {k: result.get(k) for k in ended}
-        if claimed != ended:
-            raise ValueError(f"the record's result says {claimed}, but its actions end with {ended}: "
+        over = {"terminated": bool(game.game_over[0]), "truncated": bool(game.truncated[0])}
+        claimed = {k: result[k] for k in over}
+        if claimed != over:
+            raise ValueError(f"the record's result says {claimed}, but its actions end with {over}: "
                              f"actions are missing or the result is wrong")
-        if result.get("totals") != [int(x) for x in game.totals[0]]:
-            raise ValueError(f"the record's final totals {result.get('totals')} differ from the replay's "
+        if result["totals"] != [int(x) for x in game.totals[0]]:
+            raise ValueError(f"the record's final totals {result['totals']} differ from the replay's "
                              f"{[int(x) for x in game.totals[0]]}")
+    return proven
+
+
+def _compare_round(game, entry, r, first, k, round_over, digest, last) -> None:
+    """Round r (steps first..k; `last`: k is the record's last action) against its entry of the proof:
+    where it ends, its points and totals, its digest."""
+    where = f"round {r} (steps {first}..{k})" if k >= first else f"round {r} (no steps)"
+    end = first + entry["actions"] - 1
+    finished = entry["points"] is not None
+    if round_over != finished or k != end:
+        if last and not round_over and k < end:
+            raise ValueError(f"{where}: the record's actions end {f'at step {k}' if k >= 0 else 'before step 0'}, "
+                             f"but its proof has round {r} go on to step {end}: actions are missing")
+        replayed = f"ends at step {k}" if round_over else f"goes on after step {k}"
+        recorded = f"ends at step {end}" if finished else f"is unfinished after step {end}"
+        raise ValueError(f"{where}: the replay's round {replayed}, but the record's proof says it {recorded}: "
+                         f"the record and its replay diverged in this round")
+    if round_over:
+        got = {"points": [int(x) for x in game.round_points[0]], "totals": [int(x) for x in game.totals[0]]}
+        said = {"points": entry["points"], "totals": entry["totals"]}
+        if got != said:
+            raise ValueError(f"{where}: the replay's round ends with {got}, but the record's proof says {said}: "
+                             f"the record and its replay diverged in this round")
+    if digest.hexdigest() != entry["digest"]:
+        raise ValueError(f"{where}: the replay's digest differs from the record's proof: the record's config, "
+                         f"this round's setup, reshuffles or actions, or its digest were changed, or the replay "
+                         f"diverged in this round")
 
 
 def start_round(game, rounds, r, first=False):
     """Force round r's recorded setup into game 0: the first round by reset, later ones by redeal."""
     setup = rounds[r]
-    if not isinstance(setup, dict) or set(setup) != set(game.setup_keys):
-        raise ValueError(f"round {r} of the record has no valid setup: it needs exactly {list(game.setup_keys)}")
     try:
         if first:
             game.reset(games=[0], **setup)
         else:
             game.redeal(0, **setup)
-    except ValueError as e:   # redeal's own complaints name the record already
+    except (TypeError, ValueError, OverflowError) as e:   # redeal's own complaints name the record already
         raise ValueError(f"round {r}{'' if str(e).startswith('the record') else ' of the record'}: {e}") from None

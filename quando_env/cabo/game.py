@@ -3,6 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..checks import is_int, shown
 from ..core import Game
 from . import engine as E
 from .cards import ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, check_deck
@@ -24,7 +25,7 @@ class VectorGame(Game):
     state_dtype = E.STATE_DTYPE
     config_class = Config
     setup_keys = ("deck", "dealer")
-    record_format = "cabo-record/1"
+    record_format = "cabo-record/2"
     seat_info_keys = ("hand_total",)
     knock_action = KNOCK
     higher_total_wins = False
@@ -62,8 +63,8 @@ class VectorGame(Game):
 
     def redeal(self, g, deck, dealer=None):
         s = self.states[g]
-        if dealer is not None and dealer != int(s["dealer"]):
-            raise ValueError(f"the record's dealer is {dealer}, R24 makes it {int(s['dealer'])}")
+        if dealer is not None and not (is_int(dealer) and dealer == s["dealer"]):
+            raise ValueError(f"the record's dealer is {shown(dealer)}, R24 makes it {int(s['dealer'])}")
         ids = check_deck(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)
 

@@ -19,8 +19,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     d.add_argument("--seed", type=argtypes.seed, default=0, help="0..2^63-1")
     d.add_argument("--record", default="demo_game.json", type=argtypes.output_file, help="where to save the game "
                    "record (its folder must exist)")
-    r = sub.add_parser("replay", help="print a saved game record turn by turn", allow_abbrev=False)
+    r = sub.add_parser("replay", help="print a saved game record turn by turn and say whether its proof holds",
+                       allow_abbrev=False)
     r.add_argument("file")
+    r.add_argument("--game", default=None, choices=game_names(), help="the record's game (checked; default: any)")
     p = sub.add_parser("play", help="play against agents in the terminal", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names())
     p.add_argument("--players", type=argtypes.positive_int, default=4)
@@ -54,7 +56,7 @@ def main(argv=None) -> int:
             return demo(args)
         if args.command == "replay":
             from .commands import replay_file
-            return replay_file(args.file)
+            return replay_file(args.file, args.game)
         from .play import play
         return play(args)
     except ValueError as e:

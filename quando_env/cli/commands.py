@@ -30,17 +30,29 @@ def demo(args) -> int:
     return 0
 
 
-def replay_file(path) -> int:
-    """Print a record turn by turn, checking every action against the rules."""
+def replay_file(path, game=None) -> int:
+    """Print a record turn by turn, checking every action against the rules and every round against the
+    record's proof; the last line says whether the record was proven. game: the game the record must be of."""
     record = rec.load(path)
+    name = rec.game_class_of(record).name
+    if game is not None and game != name:
+        raise ValueError(f"{path} is a record of {name}, not of {game} (--game)")
     round_no = 1
-    for k, seat, a, game in rec.replay(record):  # the record is checked before its first step is yielded
+
+    def show(k, seat, a, g):
+        nonlocal round_no
         if k == 0:
             print(f"round {round_no}")
-        print(f"  {k:5d} player_{seat}: {game.action_name(a)}")
-        if game.round_over[0]:
-            print(f"round {round_no} over: points {game.round_points[0].tolist()}, totals {game.totals[0].tolist()}")
+        print(f"  {k:5d} player_{seat}: {g.action_name(a)}")
+        if g.round_over[0]:
+            print(f"round {round_no} over: points {g.round_points[0].tolist()}, totals {g.totals[0].tolist()}")
             round_no += 1
-            if not (game.game_over[0] or game.truncated[0]):
+            if not (g.game_over[0] or g.truncated[0]):
                 print(f"round {round_no}")
+
+    if rec.verify(record, show):
+        print("proven: every round's result and digest match the record's proof")
+    else:
+        print(f"not proven: a {record['format']} record carries no proof (its actions are legal and its final "
+              f"totals match)")
     return 0

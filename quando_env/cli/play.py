@@ -268,8 +268,8 @@ class _Session:
         record["players"] = ["human"] + self.labels[1:]
         try:
             rec.save(record, self.path)
-        except OSError as e:
-            self.out(f"error: could not save the game record to {self.path}: {e}")
+        except ValueError as e:    # names the path
+            self.out(f"error: {e}")
             return 1
         what = "Game record" if complete else "Record of the game so far"
         self.out(f"{what} saved to {self.path}")

@@ -3,6 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..checks import is_int, shown
 from ..core import Game
 from . import engine as E
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
@@ -28,7 +29,7 @@ class VectorGame(Game):
     state_dtype = E.STATE_DTYPE
     config_class = Config
     setup_keys = ("deck", "starter")
-    record_format = "help-record/1"
+    record_format = "help-record/2"
     seat_info_keys = ()
     knock_action = None
     higher_total_wins = True
@@ -109,8 +110,8 @@ class VectorGame(Game):
     def redeal(self, g, deck, starter=None):
         kinds = deck_to_kinds(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), kinds[None], self.masks)
-        if starter is not None and starter != int(self.states[g]["starter"]):
-            raise ValueError(f"the record's starter is {starter!r}, R5 makes it {int(self.states[g]['starter'])}")
+        if starter is not None and not (is_int(starter) and starter == self.states[g]["starter"]):
+            raise ValueError(f"the record's starter is {shown(starter)}, R5 makes it {int(self.states[g]['starter'])}")
 
     def reshuffle_record(self, g):
         s = self.states[g]

@@ -57,6 +57,7 @@ STATE_DTYPE = np.dtype([
     ("deck_up", np.int8, (NUM_CARDS,)),       # ... and the side of each facing up (for game records)
     ("shuffle", np.int8, (NUM_CARDS,)),       # last oya reshuffle, top first (or one to force, see forced)
     ("shuffle_up", np.int8, (NUM_CARDS,)),
+    ("nshuf", np.int16),                      # its length (the round may have ended and redealt since)
     ("forced", np.int8),                      # 1: the next oya reshuffle uses `shuffle` (replaying a record)
     ("shuffles", np.int32),                   # oya reshuffles so far in this episode
     ("dealer", np.int8),
@@ -157,6 +158,7 @@ def _refill(s, n, oya):
             s.draw[m - 1 - j] = c
             s.face[c] = s.shuffle_up[j]
             s.loc[c] = LOC_DRAW
+        s.nshuf = m
         s.shuffles += 1
     else:
         for j in range(m):

@@ -3,6 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..checks import is_int, shown
 from ..core import Game
 from . import engine as E
 from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, card_pairs,
@@ -25,7 +26,7 @@ class VectorGame(Game):
     state_dtype = E.STATE_DTYPE
     config_class = Config
     setup_keys = ("deck", "dealer")
-    record_format = "quando-record/1"
+    record_format = "quando-record/2"
     seat_info_keys = ("hand_sum",)
     knock_action = KNOCK
     higher_total_wins = False
@@ -70,14 +71,14 @@ class VectorGame(Game):
 
     def redeal(self, g, deck, dealer=None):
         s = self.states[g]
-        if dealer is not None and dealer != int(s["dealer"]):
-            raise ValueError(f"the record's dealer is {dealer}, R6 makes it {int(s['dealer'])}")
+        if dealer is not None and not (is_int(dealer) and dealer == s["dealer"]):
+            raise ValueError(f"the record's dealer is {shown(dealer)}, R6 makes it {int(s['dealer'])}")
         ids, ups = deck_to_cards(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], ups[None], self.masks)
 
     def reshuffle_record(self, g):
         s = self.states[g]
-        m = int(s["ndraw"])
+        m = int(s["nshuf"])   # not ndraw: a round that ended in the reshuffle's step has dealt anew
         return {"pile": card_pairs(s["shuffle"][:m], s["shuffle_up"][:m])}
 
     def force_reshuffle(self, g, entry):
@@ -132,10 +133,14 @@ class VectorGame(Game):
 def _reshuffle_cards(entry):
     """Card ids and up sides of a recorded reshuffle ({"pile": [[up, down], ...] top first})."""
     try:
-        pairs = [tuple(int(x) for x in p) for p in entry["pile"]]
-        for j, (u, d) in enumerate(pairs):
-            if not (0 <= u <= 10 and 0 <= d <= 10 and u != d):
-                raise ValueError(f"card {j} is {[u, d]}")
+        pile = entry["pile"]
+        if not isinstance(pile, (list, tuple)) or not 0 < len(pile) <= NUM_CARDS:
+            raise ValueError(f"the pile must be a list of 1..{NUM_CARDS} [up, down] pairs, got {shown(pile)}")
+        pairs = [tuple(p) if isinstance(p, (list, tuple)) else (p,) for p in pile]
+        for j, p in enumerate(pairs):
+            if not (len(p) == 2 and all(is_int(x) and 0 <= x <= 10 for x in p) and p[0] != p[1]):
+                raise ValueError(f"card {j} is {shown(list(p))}")
+        pairs = [(int(u), int(d)) for u, d in pairs]
         ids = np.array([PAIR_TO_CARD[u, d] for u, d in pairs], np.int8)
         if len(set(ids.tolist())) != len(ids):
             raise ValueError("a card appears twice")
