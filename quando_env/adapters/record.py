@@ -8,7 +8,7 @@ forces the setups and reshuffles into a game of one, checks every action against
 each round with its proof as the round ends, so a record that does not reproduce its game fails naming
 the round (and its steps) where the record and the replay diverged.
 
-The digest is a running SHA-256 over the record's config, each round's setup, and per decision the action,
+The digest is a SHA-256 hash chain over the record's config, each round's setup, and per decision the action,
 the reshuffle it caused, then the seat to move and its legal moves (or, at a round's end, the round's
 points and totals): canonical JSON and little-endian integers, so it is the same on every machine and
 numpy version. It covers the record's own content (any change to it shows) and what the rules made of it
@@ -40,30 +40,32 @@ def _ints(values) -> bytes:
 
 class Digest:
     """The running digest of a record's proof (see the module docstring): the recorder and the replay feed
-    it the same events in the same order."""
+    it the same events in the same order. A hash chain (each event hashed with the digest so far), so it is
+    32 bytes that copy and pickle with the env that records."""
 
     def __init__(self, config: dict):
-        self.hash = hashlib.sha256(_canonical(config))
+        self.value = hashlib.sha256(_canonical(config)).digest()
+
+    def _feed(self, data: bytes) -> None:
+        self.value = hashlib.sha256(self.value + data).digest()
 
     def round_starts(self, setup: dict, game) -> None:
-        self.hash.update(_canonical(setup))
-        self._decision(game)
+        self._feed(_canonical(setup) + self._decision(game))
 
     def step(self, game, action: int, reshuffle: dict | None, round_over: bool) -> None:
         """One decision: its action and reshuffle, then the next decision (or the round's result)."""
-        self.hash.update(_ints([action]))
-        if reshuffle is not None:
-            self.hash.update(_canonical(reshuffle))
+        data = _ints([action]) + (_canonical(reshuffle) if reshuffle is not None else b"")
         if round_over:
-            self.hash.update(_ints(game.round_points[0]) + _ints(game.totals[0]))
+            self._feed(data + _ints(game.round_points[0]) + _ints(game.totals[0]))
         else:
-            self._decision(game)
+            self._feed(data + self._decision(game))
 
-    def _decision(self, game) -> None:
-        self.hash.update(_ints([game.states[0]["cur"]]) + game.masks[0].tobytes())     # masks are uint8
+    @staticmethod
+    def _decision(game) -> bytes:
+        return _ints([game.states[0]["cur"]]) + game.masks[0].tobytes()     # masks are uint8
 
     def hexdigest(self) -> str:
-        return self.hash.hexdigest()
+        return self.value.hex()
 
 
 def _json_config(game) -> dict:
