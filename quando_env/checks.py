@@ -103,3 +103,23 @@ def as_slots(games, num_games: int, name: str = "games") -> np.ndarray:
     idx = as_ints(games, name, 0, num_games - 1)
     need(np.unique(idx).size == idx.size, f"{name}={shown(games)}", "distinct slots (each game at most once)")
     return idx
+
+
+
+def as_list(x, name: str, allowed: str, lo: int, hi: int | None = None, unit: str = "items",
+            item_size: int = 1) -> list:
+    """x as a list of lo..hi items (exactly lo if hi is None): a list or tuple, or a numpy array of shape (k,)
+    or (k, item_size). Its type and length are checked before anything is converted, so a string, a generator
+    or a huge input is refused at once: ValueError naming `name` and the `allowed` items."""
+    hi = lo if hi is None else hi
+    exactly = "exactly " if lo == hi else ""
+    if isinstance(x, np.ndarray):
+        k = x.shape[0] if x.ndim else -1
+        if x.shape != ((k,) if item_size == 1 else (k, item_size)) or not lo <= k <= hi:
+            raise ValueError(f"{name} has shape {x.shape}, a {name} has {exactly}{allowed}")
+        return x.tolist()
+    if not isinstance(x, (list, tuple)):
+        raise ValueError(f"{name} must be a list of {allowed}, got {type(x).__name__}")
+    if not lo <= len(x) <= hi:
+        raise ValueError(f"{name} has {len(x)} {unit}, a {name} has {exactly}{allowed}")
+    return list(x)
