@@ -8,8 +8,8 @@ play) talk only to this surface, so a new game plugs into all of them.
 
 What a game provides (class attributes and kernels, see `quando_env.quando.game` for the full example):
 
-- `name` ("quando"), `num_actions`, `action_names` (one readable name per action), `state_dtype` (with
-  `over_phase`, the phase of a finished episode, and `state_problems`, the texts of `check`'s codes),
+- `name` ("quando"), `num_actions`, `action_names` (one readable name per action), `state_dtype` (and
+  `state_problems`, the texts of the codes its `check` kernel gives),
   `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`, `reward`,
   `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `setup_keys` (the forced setup `reset` takes,
   e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`.
@@ -20,12 +20,11 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `masks(states, cfg, masks)`, `observe(states, players, cfg, out)` (players[i] < 0: the player to move,
   seat 0 once over), `state(states, cfg, out)`,
   `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`), and
-  `check(states, cfg, bad)`: for each record g with bad[g] == -1 (the fields every game shares passed: phase
-  0..over_phase, cur, round, shuffles, totals, points), -1 if the kernels can safely run on it, else the index
-  of its first problem (an index or count out of range, cards not conserved, a seat outside the game, a phase
-  its fields do not fit) in the game's `state_problems`. `check_states` runs it and adds that a game is live
-  (cur >= 0) exactly when it has a legal action; load_states runs that on records from outside (a game
-  without `check` gets no such check).
+  `check(states, cfg)` -> (g, problem): the first record g the kernels cannot safely run on and the index of
+  its first problem in the game's `state_problems` (SHARED_PROBLEM when shared_fields_ok fails; then an index
+  or count out of range, cards not conserved, a seat outside the game, a phase its fields do not fit), or
+  (-1, -1). `check_states` runs it and adds that a game is live (cur >= 0) exactly when it has a legal
+  action; load_states runs that on records from outside (a game without `check` gets no such check).
   `parallel_kernels`: step, play_random and observe again, spread over numba's threads (prange); used for
   batches of PARALLEL_MIN_GAMES or more. Games are independent, so the results are the same.
   Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
@@ -138,12 +137,42 @@ def episode_ends(s, flags, rew, n, win_reward, best, over_phase):
     s.cur = -1
 
 
+SHARED_PROBLEM = 0     # the code every game's check gives a record whose shared fields fail shared_fields_ok
+
+
+@njit(cache=True)
+def shared_fields_ok(s, n, over_phase):
+    """The fields every game's record has, in range: phase 0..over_phase (the phase of a finished episode), cur
+    a seat of the n, or -1 exactly when over; round, shuffles, totals and points 0..COUNT_MAX."""
+    if not (0 <= s.phase <= over_phase and -1 <= s.cur < n and (s.cur == -1) == (s.phase == over_phase)
+            and 0 <= s.round <= COUNT_MAX and 0 <= s.shuffles <= COUNT_MAX):
+        return False
+    for p in range(n):
+        if not (0 <= s.total[p] <= COUNT_MAX and 0 <= s.points[p] <= COUNT_MAX):
+            return False
+    return True
+
+
+@njit(cache=True)
+def first_without_legal(states, masks):
+    """The first record live (cur >= 0) without a legal action in masks, or over with one; -1 if none is."""
+    for g in range(states.shape[0]):
+        legal = False
+        for a in range(masks.shape[1]):
+            legal = legal or masks[g, a] == 1
+        if legal != (states[g].cur >= 0):
+            return g
+    return -1
+
+
 class Problems:
     """The problems a game's `check` kernel can find in a state record, by code: `BAD_X = problems("text")`
-    gives the code (an int the kernel returns), `texts` the texts in code order (the game's state_problems)."""
+    gives the code (an int the kernel returns), `texts` the texts in code order (the game's state_problems).
+    Code SHARED_PROBLEM is the shared fields' (shared_fields_ok)."""
 
-    def __init__(self):
-        self.texts = []
+    def __init__(self, over_phase: int):
+        self.texts = [f"phase is not 0..{over_phase}, cur not a seat of the game (-1 exactly when the phase is "
+                      f"{over_phase}, over), or round, shuffles, a total or points not 0..{COUNT_MAX}"]
 
     def __call__(self, text: str) -> int:
         self.texts.append(text)
@@ -223,7 +252,6 @@ class Game:
     action_names: list = []
     state_dtype = None
     state_problems: tuple = ()     # what each problem code of kernels.check means
-    over_phase = None              # the `phase` of a finished episode (the highest), for kernels.check
     config_class = None
     setup_keys: tuple = ()
     record_format = ""
@@ -394,38 +422,22 @@ class Game:
         them: every index and count in range, each card exactly once, seats in the game, what the phase needs
         (the game's `check` kernel), and a legal action exactly while the game is live. ValueError naming the
         first bad record and what is wrong."""
-        return self.check_records(states, self.cfg, self.num_players)
+        return self.check_records(states, self.cfg)
 
     @classmethod
-    def check_records(cls, states: np.ndarray, cfg: np.ndarray, num_players: int) -> np.ndarray:
-        """check_states for a configuration's kernel vector `cfg` (config.kernel_vector) and player count."""
+    def check_records(cls, states: np.ndarray, cfg: np.ndarray) -> np.ndarray:
+        """check_states for a configuration's kernel vector `cfg` (config.kernel_vector)."""
         states = np.ascontiguousarray(states, cls.state_dtype)
-        check = getattr(cls.kernels, "check", None)
         masks = np.zeros((states.shape[0], cls.num_actions), np.uint8)
-        if check is None:
-            cls.kernels.masks(states, cfg, masks)
-            return masks
-        n = num_players
-        over = states["phase"] == cls.over_phase
-        shared = ((states["phase"] < 0) | (states["phase"] > cls.over_phase) | (over != (states["cur"] == -1))
-                  | (states["cur"] < -1) | (states["cur"] >= n) | (states["round"] < 0) | (states["round"] > COUNT_MAX)
-                  | (states["shuffles"] < 0) | (states["shuffles"] > COUNT_MAX)
-                  | ((states["total"][:, :n] < 0) | (states["total"][:, :n] > COUNT_MAX)
-                     | (states["points"][:, :n] < 0) | (states["points"][:, :n] > COUNT_MAX)).any(axis=1))
-        bad = np.where(shared, -2, -1)
-        check(states, cfg, bad)         # the game's own check, where the shared fields passed
-        first = np.flatnonzero(bad != -1)
-        if first.size:
-            g = int(first[0])
-            why = cls.state_problems[bad[g]] if bad[g] >= 0 else (
-                f"phase is not 0..{cls.over_phase}, cur not a seat of the game (-1 exactly when the phase is "
-                f"{cls.over_phase}, over), or round, shuffles, a total or points not 0..{COUNT_MAX}")
-            raise ValueError(f"state record {g} is no state of this {cls.name} game: {why}")
+        check = getattr(cls.kernels, "check", None)
+        g, problem = check(states, cfg) if check is not None else (-1, -1)
+        if g >= 0:
+            raise ValueError(f"state record {g} is no state of this {cls.name} game: {cls.state_problems[problem]}")
         cls.kernels.masks(states, cfg, masks)
-        wrong = np.flatnonzero((states["cur"] >= 0) != masks.any(axis=1))
-        if wrong.size:
-            raise ValueError(f"state record {wrong[0]} is no state of this {cls.name} game: the seat to decide has no "
-                             f"legal action")
+        g = first_without_legal(states, masks) if check is not None else -1
+        if g >= 0:
+            raise ValueError(f"state record {g} is no state of this {cls.name} game: the seat to decide has no legal "
+                             f"action")
         return masks
 
     @classmethod
@@ -454,7 +466,7 @@ class Game:
         """Worlds a determinization sampled, checked as load_states checks records (ValueError when the
         observation, e.g. a tampered one, admits no consistent state)."""
         try:
-            cls.check_records(states, config.kernel_vector(False), config.num_players)
+            cls.check_records(states, config.kernel_vector(False))
         except ValueError as e:
             raise ValueError(f"the observation gives no consistent state: {e}") from None
         return states

@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import COUNT_MAX, F_ROUND_OVER, F_TERMINATED, Problems, episode_ends, step_ends, step_starts
+from ..core import (COUNT_MAX, F_ROUND_OVER, F_TERMINATED, SHARED_PROBLEM, Problems, episode_ends, shared_fields_ok,
+                    step_ends, step_starts)
 from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, MAX_PLAYERS, NO_KNOCK,
                     NUM_CARDS, NUM_SLOTS, PASS, PLACE, QUEEN, QUEEN_LOOK, SNAP, TAKE_DISCARD)
 
@@ -608,7 +609,7 @@ def redeal_kernel(states, cfg, games, decks, masks):
 
 
 # ---------------------------------------------------------------- records from outside (load_states)
-_P = Problems()
+_P = Problems(PH_OVER)
 BAD_SEATS = _P("active, dealer or discarder is not a seat of the game, or knocker or out_turn neither a seat nor -1")
 BAD_FLAGS = _P("from_stock, final, in_turn or a seat's out is not 0 or 1, or snap_k not 0..n")
 BAD_COUNTS = _P(f"steps or turns is not 0..{COUNT_MAX}")
@@ -625,9 +626,11 @@ STATE_PROBLEMS = tuple(_P.texts)
 
 @njit(cache=True)
 def check_one(s, cfg):
-    """-1 if the kernels can run on Cabo record s: each of the 52 cards once in a slot, a pile or drawn (R1), slots
-    and positions agreeing, the phase's decider (R13, R15) (Game.check_states checked the shared fields)."""
+    """-1 if the kernels can run on Cabo record s (its shared fields, each of the 52 cards once in a slot, a pile or
+    drawn (R1), slots and positions agreeing, the phase's decider: R13, R15), else its first BAD_* code."""
     n = cfg[C_N]
+    if not shared_fields_ok(s, n, PH_OVER):
+        return SHARED_PROBLEM
     live = s.phase != PH_OVER
     if not (0 <= s.active < n and 0 <= s.dealer < n and 0 <= s.discarder < n and -1 <= s.knocker < n
             and -1 <= s.out_turn < n):
@@ -683,11 +686,13 @@ def check_one(s, cfg):
 
 
 @njit(cache=True)
-def check_kernel(states, cfg, bad):
-    """bad[g] = check_one's verdict on record g, where bad[g] is -1 (the fields every game shares passed)."""
+def check_kernel(states, cfg):
+    """(the first record check_one refuses, its BAD_* code), or (-1, -1)."""
     for g in range(states.shape[0]):
-        if bad[g] == -1:
-            bad[g] = check_one(states[g], cfg)
+        bad = check_one(states[g], cfg)
+        if bad >= 0:
+            return g, bad
+    return -1, -1
 
 
 @njit(cache=True)

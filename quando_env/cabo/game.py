@@ -23,7 +23,6 @@ class VectorGame(Game):
     action_names = ACTION_NAMES
     state_dtype = E.STATE_DTYPE
     state_problems = E.STATE_PROBLEMS
-    over_phase = E.PH_OVER
     config_class = Config
     setup_keys = ("deck", "dealer")
     record_format = "cabo-record/1"

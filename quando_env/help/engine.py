@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import COUNT_MAX, F_ERROR, F_ROUND_OVER, Problems, episode_ends, first_error, step_ends, step_starts
+from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, SHARED_PROBLEM, Problems, episode_ends, first_error,
+                    shared_fields_ok, step_ends, step_starts)
 from .cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_PLAYERS, NO,
                     NUM_CARDS, NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
 
@@ -619,7 +620,7 @@ def redeal_kernel(states, cfg, games, decks, masks):
 
 
 # ---------------------------------------------------------------- records from outside (load_states)
-_P = Problems()
+_P = Problems(PH_OVER)
 BAD_SEATS = _P("active is not a seat of the game, or starter, asker or helper neither a seat nor -1")
 BAD_FLAGS = _P("forced, forced_start or a caller flag is not 0 or 1 (or nobody calls), dir not +1 or -1, "
                "end_reason not 0..2, opening not 0..11, a No! not 0..2, a call not 0..11, or given or back not a "
@@ -638,9 +639,11 @@ STATE_PROBLEMS = tuple(_P.texts)
 
 @njit(cache=True)
 def check_one(s, cfg):
-    """-1 if the kernels can run on Help! record s: the 105 cards of R1 across hands, piles, row and No!s, an
-    ascending row (R7), the phase's decider (R8, R16-R19) (Game.check_states checked the shared fields)."""
+    """-1 if the kernels can run on Help! record s (its shared fields, the 105 cards of R1 across hands, piles, row
+    and No!s, an ascending row (R7), the phase's decider: R8, R16-R19), else its first BAD_* code."""
     n = cfg[C_N]
+    if not shared_fields_ok(s, n, PH_OVER):
+        return SHARED_PROBLEM
     live = s.phase != PH_OVER
     if not (0 <= s.active < n and -1 <= s.starter < n and -1 <= s.asker < n and -1 <= s.helper < n):
         return BAD_SEATS
@@ -704,11 +707,13 @@ def check_one(s, cfg):
 
 
 @njit(cache=True)
-def check_kernel(states, cfg, bad):
-    """bad[g] = check_one's verdict on record g, where bad[g] is -1 (the fields every game shares passed)."""
+def check_kernel(states, cfg):
+    """(the first record check_one refuses, its BAD_* code), or (-1, -1)."""
     for g in range(states.shape[0]):
-        if bad[g] == -1:
-            bad[g] = check_one(states[g], cfg)
+        bad = check_one(states[g], cfg)
+        if bad >= 0:
+            return g, bad
+    return -1, -1
 
 
 @njit(cache=True, parallel=True)

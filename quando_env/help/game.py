@@ -27,7 +27,6 @@ class VectorGame(Game):
     action_names = ACTION_NAMES
     state_dtype = E.STATE_DTYPE
     state_problems = E.STATE_PROBLEMS
-    over_phase = E.PH_OVER
     config_class = Config
     setup_keys = ("deck", "starter")
     record_format = "help-record/1"

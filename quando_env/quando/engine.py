@@ -12,8 +12,8 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Problems, episode_ends,
-                    first_error, step_ends, step_starts)
+from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, SHARED_PROBLEM, Problems,
+                    episode_ends, first_error, shared_fields_ok, step_ends, step_starts)
 from .cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, NUM_CARDS, PAIR_TO_CARD, PASS, SET,
                     TAKE_DOWN, TAKE_UP)
 
@@ -615,7 +615,7 @@ def state_kernel(states, cfg, out):
 
 
 # ---------------------------------------------------------------- records from outside (load_states)
-_P = Problems()
+_P = Problems(PH_OVER)
 BAD_SEATS = _P("active, dealer or pen_cur is not a seat of the game, or knocker neither a seat nor -1")
 BAD_FLAGS = _P("triplet, drawctx or forced is not 0 or 1, or pen_left not 0..n-1")
 BAD_COUNTS = _P(f"steps or acq_next is not 0..{COUNT_MAX}, or turns not 0..{MAX_TURNS}")
@@ -634,9 +634,11 @@ STATE_PROBLEMS = tuple(_P.texts)
 
 @njit(cache=True)
 def check_one(s, cfg):
-    """-1 if the kernels can run on Quando record s: each of the 55 cards once in a hand or pile (R1), sides and
-    seen bits in range, R8 and R11 kept, the phase's decider (Game.check_states checked the shared fields)."""
+    """-1 if the kernels can run on Quando record s (its shared fields, each of the 55 cards once in a hand or
+    pile (R1), sides and seen bits in range, R8 and R11 kept, the phase's decider), else its first BAD_* code."""
     n = cfg[C_N]
+    if not shared_fields_ok(s, n, PH_OVER):
+        return SHARED_PROBLEM
     live = s.phase != PH_OVER
     if not (0 <= s.active < n and 0 <= s.dealer < n and 0 <= s.pen_cur < n and -1 <= s.knocker < n):
         return BAD_SEATS
@@ -694,11 +696,13 @@ def check_one(s, cfg):
 
 
 @njit(cache=True)
-def check_kernel(states, cfg, bad):
-    """bad[g] = check_one's verdict on record g, where bad[g] is -1 (the fields every game shares passed)."""
+def check_kernel(states, cfg):
+    """(the first record check_one refuses, its BAD_* code), or (-1, -1)."""
     for g in range(states.shape[0]):
-        if bad[g] == -1:
-            bad[g] = check_one(states[g], cfg)
+        bad = check_one(states[g], cfg)
+        if bad >= 0:
+            return g, bad
+    return -1, -1
 
 
 @njit(cache=True, parallel=True)

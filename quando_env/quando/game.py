@@ -25,7 +25,6 @@ class VectorGame(Game):
     action_names = ACTION_NAMES
     state_dtype = E.STATE_DTYPE
     state_problems = E.STATE_PROBLEMS
-    over_phase = E.PH_OVER
     config_class = Config
     setup_keys = ("deck", "dealer")
     record_format = "quando-record/1"
