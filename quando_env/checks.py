@@ -114,3 +114,22 @@ def as_action(x, num_actions: int, name: str = "action") -> int:
     if not is_int(x):       # (the message is built only when needed: this runs on every step)
         need(False, f"{name}={shown(x)}", f"one integer 0..{num_actions - 1}")
     return operator.index(x)
+
+
+def as_list(x, name: str, allowed: str, lo: int, hi: int | None = None, unit: str = "items",
+            item_size: int = 1) -> list:
+    """x as a list of lo..hi items (exactly lo if hi is None): a list or tuple, or a numpy array of shape (k,)
+    or (k, item_size). Its type and length are checked before anything is converted, so a string, a generator
+    or a huge input is refused at once: ValueError naming `name` and the `allowed` items."""
+    hi = lo if hi is None else hi
+    exactly = "exactly " if lo == hi else ""
+    if isinstance(x, np.ndarray):
+        k = x.shape[0] if x.ndim else -1
+        if x.shape != ((k,) if item_size == 1 else (k, item_size)) or not lo <= k <= hi:
+            raise ValueError(f"{name} has shape {x.shape}, a {name} has {exactly}{allowed}")
+        return x.tolist()
+    if not isinstance(x, (list, tuple)):
+        raise ValueError(f"{name} must be a list of {allowed}, got {type(x).__name__}")
+    if not lo <= len(x) <= hi:
+        raise ValueError(f"{name} has {len(x)} {unit}, a {name} has {exactly}{allowed}")
+    return list(x)

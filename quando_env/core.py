@@ -8,7 +8,8 @@ play) talk only to this surface, so a new game plugs into all of them.
 
 What a game provides (class attributes and kernels, see `quando_env.quando.game` for the full example):
 
-- `name` ("quando"), `num_actions`, `action_names` (one readable name per action), `state_dtype`,
+- `name` ("quando"), `num_actions`, `action_names` (one readable name per action), `state_dtype` (and
+  `state_problems`, the texts of the codes its `check` kernel gives),
   `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`, `reward`,
   `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `setup_keys` (the forced setup `reset` takes,
   e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`.
@@ -18,7 +19,12 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   (the same, fused: without it `play_random` loops over sample_actions and step),
   `masks(states, cfg, masks)`, `observe(states, players, cfg, out)` (players[i] < 0: the player to move,
   seat 0 once over), `state(states, cfg, out)`,
-  `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
+  `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`), and
+  `check(states, cfg)` -> (g, problem): the first record g the kernels cannot safely run on and the index of
+  its first problem in the game's `state_problems` (SHARED_PROBLEM when shared_fields_ok fails; then an index
+  or count out of range, cards not conserved, a seat outside the game, a phase its fields do not fit), or
+  (-1, -1). `check_states` runs it and adds that a game is live (cur >= 0) exactly when it has a legal
+  action; load_states runs that on records from outside (a game without `check` gets no such check).
   `parallel_kernels`: step, play_random and observe again, spread over numba's threads (prange); used for
   batches of PARALLEL_MIN_GAMES or more. Games are independent, so the results are the same.
   Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
@@ -33,7 +39,8 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
 
 Shared pieces a game builds with: `step_starts` / `step_ends` / `episode_ends` (numba, the parts of a
 step every game has), `Layout` (an observation's sections from the game's `layout(n)`), `Narrator` (the
-terminal narrator's base), `make_config` / `need` / `check_episode_options` (config validation).
+terminal narrator's base), `make_config` / `option` / `check_episode_options` (config validation: every option
+converted to a Python int, bool or str and range-checked in the config's `__post_init__`, before any arithmetic).
 
 A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
 `VectorGame`; `quando_env.registry.GAMES` maps the game's name to that module.
@@ -50,7 +57,8 @@ import numpy as np
 from numba import njit
 
 from . import rng
-from .checks import as_int, as_ints, as_seed, as_seeds, as_slots, is_int, need
+from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, need, shown
+from .checks import is_int  # noqa: F401 (games and tests/tiny_game.py import it from here)
 
 # Per-step outcome flags, one row per game.
 F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
@@ -60,6 +68,10 @@ MAX_GAMES = 2**26          # slots in one batch (about 80 GB of state records fo
 PARALLEL_MIN_GAMES = 64   # smaller batches run serially: starting threads costs more than it gives
 EPISODES = ("game", "round")
 REWARDS = ("points", "win")
+# Bounds that keep every option's arithmetic inside the state records' int32 counters and totals.
+MAX_STEPS = 10**9         # max_steps and other decision or turn limits
+MAX_TARGET = 10**9        # a target total (a round adds far less than 2**31 - MAX_TARGET)
+COUNT_MAX = 2**30         # what a loaded record's counters and totals may hold (MAX_STEPS more still fit int32)
 
 
 def make_config(config_class, **kwargs):
@@ -127,6 +139,48 @@ def episode_ends(s, flags, rew, n, win_reward, best, over_phase):
     s.cur = -1
 
 
+SHARED_PROBLEM = 0     # the code every game's check gives a record whose shared fields fail shared_fields_ok
+
+
+@njit(cache=True)
+def shared_fields_ok(s, n, over_phase):
+    """The fields every game's record has, in range: phase 0..over_phase (the phase of a finished episode), cur
+    a seat of the n, or -1 exactly when over; round, shuffles, totals and points 0..COUNT_MAX."""
+    if not (0 <= s.phase <= over_phase and -1 <= s.cur < n and (s.cur == -1) == (s.phase == over_phase)
+            and 0 <= s.round <= COUNT_MAX and 0 <= s.shuffles <= COUNT_MAX):
+        return False
+    for p in range(n):
+        if not (0 <= s.total[p] <= COUNT_MAX and 0 <= s.points[p] <= COUNT_MAX):
+            return False
+    return True
+
+
+@njit(cache=True)
+def first_without_legal(states, masks):
+    """The first record live (cur >= 0) without a legal action in masks, or over with one; -1 if none is."""
+    for g in range(states.shape[0]):
+        legal = False
+        for a in range(masks.shape[1]):
+            legal = legal or masks[g, a] == 1
+        if legal != (states[g].cur >= 0):
+            return g
+    return -1
+
+
+class Problems:
+    """The problems a game's `check` kernel can find in a state record, by code: `BAD_X = problems("text")`
+    gives the code (an int the kernel returns), `texts` the texts in code order (the game's state_problems).
+    Code SHARED_PROBLEM is the shared fields' (shared_fields_ok)."""
+
+    def __init__(self, over_phase: int):
+        self.texts = [f"phase is not 0..{over_phase}, cur not a seat of the game (-1 exactly when the phase is "
+                      f"{over_phase}, over), or round, shuffles, a total or points not 0..{COUNT_MAX}"]
+
+    def __call__(self, text: str) -> int:
+        self.texts.append(text)
+        return len(self.texts) - 1
+
+
 class Layout:
     """An observation's sections, from a game's `layout(num_players)` -> [(name, size, meaning), ...]."""
 
@@ -170,11 +224,21 @@ class Narrator:
         return [("Y" + text[1:] if text.startswith("you ") else text) + "."]
 
 
+def option(cfg, name: str, check, *args):
+    """Option `name` of a frozen config converted by `check` (checks.as_int, as_bool, as_choice: it raises a
+    ValueError naming the option) and stored back as a plain Python value, which is returned. A config's
+    `__post_init__` converts every option this way before any arithmetic, so a numpy integer never wraps
+    around in its own narrow dtype and a record's options are JSON-ready."""
+    value = check(getattr(cfg, name), name, *args)
+    object.__setattr__(cfg, name, value)
+    return value
+
+
 def check_episode_options(cfg) -> None:
     """The options every game shares: episode, reward, max_steps."""
-    need(cfg.episode in EPISODES, f"episode={cfg.episode!r}", f"choose one of {EPISODES}")
-    need(cfg.reward in REWARDS, f"reward={cfg.reward!r}", f"choose one of {REWARDS}")
-    need(is_int(cfg.max_steps) and cfg.max_steps >= 1, f"max_steps={cfg.max_steps!r}", "an integer >= 1")
+    option(cfg, "episode", as_choice, EPISODES)
+    option(cfg, "reward", as_choice, REWARDS)
+    option(cfg, "max_steps", as_int, 1, MAX_STEPS)
 
 
 class Game:
@@ -189,6 +253,7 @@ class Game:
     num_actions = 0
     action_names: list = []
     state_dtype = None
+    state_problems: tuple = ()     # what each problem code of kernels.check means
     config_class = None
     setup_keys: tuple = ()
     record_format = ""
@@ -203,7 +268,7 @@ class Game:
         self.config = make_config(self.config_class, **config)
         self.num_games = b
         self.num_players = n = self.config.num_players
-        self.autoreset = bool(autoreset)
+        self.autoreset = as_bool(autoreset, "autoreset")
         self.obs_dim = self.obs_dim_of(n)
         self.state_dim = self.state_dim_of(n)
         self.cfg = self.config.kernel_vector(self.autoreset)   # what the kernels read
@@ -232,6 +297,7 @@ class Game:
 
     def move_name(self, g: int, a: int) -> str:
         """The name of legal move `a` in game g's current decision (action_name unless the context renames it)."""
+        self.game_index(g)
         return self.action_name(a)
 
     def _kernels(self, k: int):
@@ -342,19 +408,85 @@ class Game:
         return setup
 
     def load_states(self, states: np.ndarray) -> None:
-        """Replace every game's state by the given records (e.g. sampled worlds, or copies for rollouts)."""
+        """Replace every game's state by the given records (e.g. sampled worlds, or copies for rollouts).
+
+        The records are checked first (`check_states`, about 1-3 microseconds a record): one the kernels
+        cannot safely run on raises a ValueError naming the first bad game and what is wrong, and nothing
+        changes."""
         states = np.asarray(states)
         if states.dtype != self.state_dtype or states.shape != (self.num_games,):
             raise ValueError(f"states must be {self.num_games} records of {type(self).__name__}.state_dtype, got "
                              f"{states.dtype} {states.shape}")
+        masks = self.check_states(states)
         self.states[:] = states
+        self.masks[:] = masks
         self.flags[:] = 0
-        self.kernels.masks(self.states, self.cfg, self.masks)
+
+    def check_states(self, states: np.ndarray) -> np.ndarray:
+        """The legal-action masks of state records from outside, after checking that the kernels can run on
+        them: every index and count in range, each card exactly once, seats in the game, what the phase needs
+        (the game's `check` kernel), and a legal action exactly while the game is live. ValueError naming the
+        first bad record and what is wrong."""
+        return self.check_records(states, self.cfg)
+
+    @classmethod
+    def check_records(cls, states: np.ndarray, cfg: np.ndarray) -> np.ndarray:
+        """check_states for a configuration's kernel vector `cfg` (config.kernel_vector)."""
+        states = np.ascontiguousarray(states, cls.state_dtype)
+        masks = np.zeros((states.shape[0], cls.num_actions), np.uint8)
+        check = getattr(cls.kernels, "check", None)
+        g, problem = check(states, cfg) if check is not None else (-1, -1)
+        if g >= 0:
+            raise ValueError(f"state record {g} is no state of this {cls.name} game: {cls.state_problems[problem]}")
+        cls.kernels.masks(states, cfg, masks)
+        g = first_without_legal(states, masks) if check is not None else -1
+        if g >= 0:
+            raise ValueError(f"state record {g} is no state of this {cls.name} game: the seat to decide has no legal "
+                             f"action")
+        return masks
+
+    @classmethod
+    def sample_args(cls, obs, num_samples, config, seed) -> tuple[np.ndarray, int, int | None]:
+        """sample_states' arguments, checked before any work: config one of this game's configs, obs a vector
+        of obs_dim_of(config.num_players) finite numbers (its type and length checked before it is converted),
+        num_samples 1..MAX_GAMES, seed None or 0..2**63-1. Returns (obs as float32, num_samples, seed)."""
+        need(isinstance(config, cls.config_class), f"config of type {type(config).__name__}",
+             f"a config of {cls.name} ({cls.config_class.__module__}.{cls.config_class.__name__})")
+        size = cls.obs_dim_of(config.num_players)
+        allowed = f"a vector of {size} finite numbers (an observation of a {config.num_players}-player {cls.name})"
+        if not isinstance(obs, np.ndarray):
+            if not (isinstance(obs, (list, tuple)) and len(obs) == size):     # refused before it is converted
+                what = f" of length {len(obs)}" if isinstance(obs, (list, tuple)) else ""
+                raise ValueError(f"the observation is a {type(obs).__name__}{what}: {allowed}")
+            obs = np.array(obs)
+        if obs.shape != (size,):
+            raise ValueError(f"the observation has shape {obs.shape}: {allowed}")
+        if obs.dtype.kind not in "fiu" or not np.isfinite(obs).all():
+            raise ValueError(f"the observation of dtype {obs.dtype} holds other than finite numbers: {allowed}")
+        k = as_int(num_samples, "num_samples", 1, MAX_GAMES)
+        return obs.astype(np.float32), k, None if seed is None else as_seed(seed)
+
+    @classmethod
+    def checked_samples(cls, states: np.ndarray, config) -> np.ndarray:
+        """Worlds a determinization sampled, checked as load_states checks records (ValueError when the
+        observation, e.g. a tampered one, admits no consistent state)."""
+        try:
+            cls.check_records(states, config.kernel_vector(False))
+        except ValueError as e:
+            raise ValueError(f"the observation gives no consistent state: {e}") from None
+        return states
 
     def checked_seat(self, name: str, seat) -> int:
-        """A seat given in a forced setup (dealer, starter), or ValueError naming the allowed seats."""
-        need(is_int(seat) and 0 <= seat < self.num_players, f"{name}={seat!r}", f"a seat 0..{self.num_players - 1}")
-        return int(seat)
+        """A seat given as an argument (a forced dealer or starter, a viewer), or ValueError naming `name`."""
+        return as_int(seat, name, 0, self.num_players - 1, f"a seat 0..{self.num_players - 1}")
+
+    def game_index(self, g, name: str = "g") -> int:
+        """One game's slot given as an argument, or ValueError naming `name` and the slots."""
+        return as_int(g, name, 0, self.num_games - 1, f"a game slot 0..{self.num_games - 1}")
+
+    def view_args(self, g, seat) -> tuple[int, int | None]:
+        """(game slot, viewing seat or None for everything) of render_text and table_view, checked."""
+        return self.game_index(g), None if seat is None else self.checked_seat("seat", seat)
 
     def slots(self, games) -> np.ndarray:
         """The slot indices `games` names (all games for None), checked."""
@@ -403,11 +535,7 @@ class Game:
                                                                  self.rewards, self.flags, self.masks))
             return self.rewards
         idx = self.slots(games)
-        a = np.asarray(actions)
-        if a.shape != idx.shape or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
-                             f"dtype {a.dtype}")
-        a = a.astype(np.int64, copy=False)
+        a = self._checked_actions(actions, idx)
         bad = first_illegal(self.states["cur"], idx, a, self.masks)
         if bad >= 0:
             raise ValueError(self.illegal_message(int(idx[bad]), int(a[bad])))
@@ -416,6 +544,28 @@ class Game:
         self.check_error(self._kernels(idx.size).step(self.states, idx, a, self.cfg, self.rewards, self.flags,
                                                       self.masks))
         return self.rewards.copy() if games is None else self.rewards[idx]
+
+    def _checked_actions(self, actions, idx: np.ndarray) -> np.ndarray:
+        """One int64 action per listed game, from integers only: an integer array, or a list of Python ints and
+        numpy integers of any widths (never bools, floats or strings). ValueError otherwise; an integer
+        beyond int64 is named as out of range."""
+        if isinstance(actions, (list, tuple)):
+            if not all(is_int(x) for x in actions):     # numpy would read True as 1 and 19.7 as a float
+                raise ValueError(f"actions must be {idx.size} integers (one per game), got {shown(actions)}")
+            values = [int(x) for x in actions]
+            out = next((i for i, v in enumerate(values) if not -2**63 <= v < 2**63), None)
+            if out is not None and len(values) == idx.size:
+                raise ValueError(self.illegal_message(int(idx[out]), values[out]))
+            a = np.array(values, np.int64 if out is None else object)
+        else:
+            a = np.asarray(actions)
+        if a.shape != idx.shape or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
+                             f"dtype {a.dtype}")
+        if a.dtype.kind == "u" and a.size and a.max() >= 2**63:
+            out = int(np.argmax(a >= 2**63))
+            raise ValueError(self.illegal_message(int(idx[out]), int(a[out])))
+        return a.astype(np.int64, copy=False)
 
     @staticmethod
     def check_error(g: int) -> None:
@@ -454,9 +604,12 @@ class Game:
         sample_actions/step would do. Returns the (len(games), n) rewards summed over those moves; the flags
         (round_over, game_over, truncated) tell what happened during them."""
         idx = self.slots(games)
+        auto = np.asarray(auto)
+        if auto.shape != (self.num_games, self.num_players) or not (
+                auto.dtype == bool or (auto.dtype.kind in "iu" and ((auto == 0) | (auto == 1)).all())):
+            raise ValueError(f"auto must be a ({self.num_games}, {self.num_players}) array of bools (or 0/1), got "
+                             f"shape {auto.shape} dtype {auto.dtype}")
         auto = np.ascontiguousarray(auto, bool)
-        if auto.shape != (self.num_games, self.num_players):
-            raise ValueError(f"auto must be a ({self.num_games}, {self.num_players}) bool array, got {auto.shape}")
         self.flags[:] = 0
         kernels = self._kernels(idx.size)
         if hasattr(kernels, "play_random"):
@@ -535,4 +688,4 @@ class Game:
     # ------------------------------------------------------------------ records
     def reshuffles(self, g: int) -> int:
         """In-round reshuffles of game g so far in its episode (the only randomness inside a round)."""
-        return int(self.states["shuffles"][g])
+        return int(self.states["shuffles"][self.game_index(g)])

@@ -5,6 +5,8 @@ a one-hot index, a count scaled back from its fraction) with the same checks is 
 """
 import numpy as np
 
+from .core import COUNT_MAX
+
 
 class ObsReader:
     """The sections of `obs`, an observation of a `num_players`-player `game` laid out by `layout` (a
@@ -42,6 +44,10 @@ class ObsReader:
         return phase
 
     @staticmethod
-    def count(x, scale) -> np.ndarray:
-        """Counts stored as fractions (x = count / scale), back as integers."""
-        return np.rint(np.asarray(x, np.float64) * scale).astype(np.int64)
+    def count(x, scale, hi: int = COUNT_MAX) -> np.ndarray:
+        """Counts stored as fractions (x = count / scale), back as integers; ValueError for a count outside
+        0..hi (no observation of the game holds one: the record built from it could not hold it)."""
+        c = np.rint(np.asarray(x, np.float64) * scale)
+        if not ((c >= 0) & (c <= hi)).all():
+            raise ValueError(f"the observation holds a count outside 0..{hi}: is it an observation of this game?")
+        return c.astype(np.int64)

@@ -184,9 +184,9 @@ def test_illegal_and_out_of_range_actions_raise_naming_the_legal_ones():
 @pytest.mark.parametrize("option,value,allowed", [
     ("num_players", 2, "3 to 5 players"), ("num_players", 6, "3 to 5 players"), ("num_players", 4.0, "3 to 5"),
     ("hand_size", 2, "3..6"), ("hand_size", 7, "3..6"), ("row_max", 1, "2..6"), ("row_max", 7, "2..6"),
-    ("target", 0, "a positive integer"), ("open_lowest", 1, "True or False"),
+    ("target", 0, "an integer 1..1000000000"), ("open_lowest", 1, "True or False"),
     ("reshuffle", "riffle", "choose one of"), ("episode", "match", "choose one of"),
-    ("reward", "score", "choose one of"), ("max_steps", 0, "an integer >= 1"),
+    ("reward", "score", "choose one of"), ("max_steps", 0, "an integer 1..1000000000"),
 ])
 def test_bad_options_raise_saying_what_is_allowed(option, value, allowed):
     with pytest.raises(ValueError, match=f"{option}=.* is not allowed: .*{allowed}"):

@@ -57,7 +57,10 @@ def unchanged_at_every_step(n, observe, steps=150, games=6, seed=0, **cfg):
         for i in range(games):
             one.load_states(g.states[i: i + 1].copy())
             for p in range(n):
-                probe.load_states(np.array([unseen_swaps(g.states[i], p, n, rng)]))
+                # written as is, not by load_states: the swaps may break a rule p cannot check (a helper's
+                # givable card, a gift in the asker's hand), which load_states refuses
+                probe.states[0] = unseen_swaps(g.states[i], p, n, rng)
+                probe.kernels.masks(probe.states, probe.cfg, probe.masks)
                 same = np.array_equal(observe(probe, p), observe(one, p))
                 if int(one.current_player[0]) == p:
                     same &= np.array_equal(probe.legal_action_mask[0], one.legal_action_mask[0])

@@ -1,6 +1,8 @@
 """The 52 cards (R1, R2) and the flat action table of 350 (spec "Actions") as named constants and helpers."""
 import numpy as np
 
+from ..checks import as_int, as_list, is_int, shown
+
 NUM_CARDS = 52
 NUM_SLOTS = 8          # R3, D6: slots per player
 MAX_PLAYERS = 6        # D1
@@ -90,9 +92,7 @@ def decode_jack(a: int) -> tuple[int, int, int]:
 
 def action_name(a: int) -> str:
     """A short readable name of action `a`, e.g. 'swap into slot 3', 'Jack: my slot 1 with player+2's slot 0'."""
-    a = int(a)
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action {a} is out of range: actions are 0..{NUM_ACTIONS - 1}")
+    a = as_int(a, "action", 0, NUM_ACTIONS - 1)
     if a == DRAW_STOCK:
         return "draw from the stock"
     if a == TAKE_DISCARD:
@@ -114,26 +114,23 @@ def action_name(a: int) -> str:
 ACTION_NAMES = [action_name(a) for a in range(NUM_ACTIONS)]
 
 
-def check_deck(deck) -> np.ndarray:
+def check_deck(deck, name: str = "deck") -> np.ndarray:
     """Validate a forced deck (R4: the 52 card ids, each once, top first) and return it as int8.
 
-    Raises ValueError naming the first problem: not a list of integers, wrong length, an id outside
-    0..51, or an id given twice.
+    Raises ValueError naming the first problem: not a list, wrong length (both checked before anything is
+    converted), an item that is no integer, an id outside 0..51, or an id given twice.
     """
-    if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
-        raise ValueError(f"deck must be a list of the 52 card ids 0..51 (top first), got {type(deck).__name__}")
-    ids = []
-    for i, c in enumerate(deck):
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
-            raise ValueError(f"deck card {i} is {c!r}: cards are integer ids 0..51 (R1)")
-        ids.append(int(c))
-    if len(ids) != NUM_CARDS:
-        raise ValueError(f"deck has {len(ids)} cards, a deck has exactly {NUM_CARDS} card ids (R4)")
+    items = as_list(deck, name, f"the {NUM_CARDS} card ids 0..{NUM_CARDS - 1} (top first, R4)", NUM_CARDS,
+                    unit="cards")
     where = {}
-    for i, c in enumerate(ids):
+    for i, c in enumerate(items):
+        if not is_int(c):
+            raise ValueError(f"{name} card {i} is {shown(c)}: cards are integer ids 0..51 (R1)")
         if not 0 <= c < NUM_CARDS:
-            raise ValueError(f"deck card {i} is {c}: card ids are 0..51 (R1)")
+            raise ValueError(f"{name} card {i} is {shown(c)}: card ids are 0..51 (R1)")
+        c = int(c)
         if c in where:
-            raise ValueError(f"deck cards {where[c]} and {i} are both {c} ({card_name(c)}): every id occurs once (R4)")
+            raise ValueError(f"{name} cards {where[c]} and {i} are both {c} ({card_name(c)}): every id occurs once "
+                             f"(R4)")
         where[c] = i
-    return np.array(ids, np.int8)
+    return np.array(items, np.int8)

@@ -3,8 +3,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import is_int, need
-from ..core import check_episode_options
+from ..checks import as_bool, as_int
+from ..core import MAX_STEPS, MAX_TARGET, check_episode_options, option
 from . import engine as E
 from .observation import offset_vector
 
@@ -26,22 +26,16 @@ class Config:
     max_steps: int = 10_000             # decisions per episode before truncation
 
     def __post_init__(self):
-        need(is_int(self.num_players) and 2 <= self.num_players <= 6,
-             f"num_players={self.num_players!r}", "Cabo is played by 2 to 6 players (R3, D1)")
-        n = int(self.num_players)
+        n = option(self, "num_players", as_int, 2, 6, "an integer 2..6: Cabo is played by 2 to 6 players (R3, D1)")
         check_episode_options(self)
-        need(is_int(self.hand_size) and 1 <= self.hand_size <= 8, f"hand_size={self.hand_size!r}",
-             "an integer 1..8 (8 slots, R3)")
-        need(is_int(self.peek) and 0 <= self.peek <= self.hand_size, f"peek={self.peek!r}",
-             f"an integer 0..hand_size ({self.hand_size})")
-        need(isinstance(self.knocker_final_turn, (bool, np.bool_)), f"knocker_final_turn={self.knocker_final_turn!r}",
-             "True or False")
-        need(isinstance(self.tie_doubles, (bool, np.bool_)), f"tie_doubles={self.tie_doubles!r}", "True or False")
-        need(is_int(self.turn_limit) and self.turn_limit >= 0, f"turn_limit={self.turn_limit!r}",
-             "an integer >= 0 (0 = no limit)")
-        need(is_int(self.target) and self.target >= 1, f"target={self.target!r}", "a positive integer")
+        hand = option(self, "hand_size", as_int, 1, 8, "an integer 1..8 (8 slots, R3)")
+        option(self, "peek", as_int, 0, hand, f"an integer 0..hand_size ({hand})")
+        option(self, "knocker_final_turn", as_bool)
+        option(self, "tie_doubles", as_bool)
+        option(self, "turn_limit", as_int, 0, MAX_STEPS, f"an integer 0..{MAX_STEPS} (0 = no limit)")
+        option(self, "target", as_int, 1, MAX_TARGET)
         if self.dealer is not None:
-            need(is_int(self.dealer) and 0 <= self.dealer < n, f"dealer={self.dealer!r}", f"a seat 0..{n - 1}")
+            option(self, "dealer", as_int, 0, n - 1, f"a seat 0..{n - 1}")
 
     @property
     def first_dealer(self) -> int:
@@ -58,8 +52,8 @@ class Config:
         v[E.C_N] = self.num_players
         v[E.C_HAND] = self.hand_size
         v[E.C_PEEK] = self.peek
-        v[E.C_FINAL] = bool(self.knocker_final_turn)
-        v[E.C_TIE] = bool(self.tie_doubles)
+        v[E.C_FINAL] = self.knocker_final_turn
+        v[E.C_TIE] = self.tie_doubles
         v[E.C_TLIMIT] = self.turn_limit
         v[E.C_TARGET] = self.target
         v[E.C_ROUND_EPISODE] = self.episode == "round"

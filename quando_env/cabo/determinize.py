@@ -40,6 +40,7 @@ from ..core import Layout
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import CARD_RANKS, JACK, NUM_CARDS, NUM_SLOTS, QUEEN
+from .game import VectorGame
 from .observation import layout
 
 _STOCK, _SLOT, _DRAWN = 0, 1, 2      # kinds of unseen places
@@ -106,12 +107,12 @@ def _decode(obs, config):
                 pa.append(r)
                 pb.append(i)
         s["nhand"][r] = occ[r].sum()
-    if not np.array_equal(s["nhand"][:n], count(sec("hand_sizes"), 8)):
+    if not np.array_equal(s["nhand"][:n], count(sec("hand_sizes"), 8, NUM_SLOTS)):
         raise ValueError("the observation's hand sizes and occupied slots disagree")
 
-    s["ndisc"] = nd = count(sec("discard_size")[0], 52)
+    s["ndisc"] = nd = count(sec("discard_size")[0], 52, NUM_CARDS)
     for c in np.flatnonzero(sec("discard_pile") > 0):
-        j = nd - count(sec("discard_pile")[c], 52)
+        j = nd - count(sec("discard_pile")[c], 52, NUM_CARDS)
         if not 0 <= j < nd or s["disc"][j] >= 0:
             raise ValueError("the observation's discard pile is not a pile")
         s["disc"][j] = c
@@ -120,9 +121,9 @@ def _decode(obs, config):
         raise ValueError("the observation's discard pile is not a pile")
     public[s["disc"][:nd]] = True                # K2, K4
 
-    s["nstock"] = ns = count(sec("stock_size")[0], 52)
+    s["nstock"] = ns = count(sec("stock_size")[0], 52, NUM_CARDS)
     for c in np.flatnonzero(sec("stock_known") > 0):
-        j = ns - count(sec("stock_known")[c], 52)
+        j = ns - count(sec("stock_known")[c], 52, NUM_CARDS)
         if not 0 <= j < ns or s["stock"][j] >= 0:
             raise ValueError("the observation's stock positions are not a pile")
         s["stock"][j] = c
@@ -227,20 +228,17 @@ def sample_states(obs, num_samples: int, config, seed: int | None = None) -> np.
     """`num_samples` Cabo state records consistent with `obs`, an observation of a game with `config` (a
     quando_env.cabo.Config), the observer as seat 0 (see the module docstring). ValueError for an observation
     of a finished episode or one that is no observation of this player count."""
-    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
-        raise ValueError(f"num_samples={num_samples!r} is not allowed: an integer >= 0")
+    obs, num_samples, seed = VectorGame.sample_args(obs, num_samples, config, seed)
     template, cards, places, rule = _decode(obs, config)
     states = np.repeat(template, num_samples)
     seeds = np.random.SeedSequence(seed).generate_state(num_samples, np.uint64)
     _fill(states, seeds, cards, places, rule, config.num_players, min(config.peek, config.hand_size))
-    return states
+    return VectorGame.checked_samples(states, config)
 
 
 def sample_worlds(obs, num_samples: int, seed: int | None = None, **config):
     """A VectorGame (no autoreset) of `num_samples` worlds consistent with `obs`, ready to step forward.
     config: the game's options (num_players, ...); episode defaults to "round"."""
-    from .game import VectorGame
-
     config.setdefault("episode", "round")
     game = VectorGame(num_samples, seed=0, autoreset=False, **config)
     game.load_states(sample_states(obs, num_samples, game.config, seed))

@@ -23,6 +23,7 @@ class VectorGame(Game):
     num_actions = NUM_ACTIONS
     action_names = ACTION_NAMES
     state_dtype = E.STATE_DTYPE
+    state_problems = E.STATE_PROBLEMS
     config_class = Config
     setup_keys = ("deck", "dealer")
     record_format = "cabo-record/2"
@@ -30,26 +31,31 @@ class VectorGame(Game):
     knock_action = KNOCK
     higher_total_wins = False
     kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                              infos=E.info_kernel)
+                              infos=E.info_kernel, check=E.check_kernel)
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
+
+    def _checked_setup(self, setup):
+        out = {"dealer": self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))}
+        if "deck" in setup:
+            out["deck"] = check_deck(setup["deck"])
+        return out
 
     def _start(self, idx, setup):
         k = idx.size
         decks = np.zeros((k, NUM_CARDS), np.int8)
         use = np.zeros(k, np.int8)
         if "deck" in setup:
-            decks[:] = check_deck(setup["deck"])
+            decks[:] = setup["deck"]
             use[:] = 1
-        dealer = self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))
-        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, dealer, np.int8))
+        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["dealer"], np.int8))
 
     def render_text(self, g=0, seat=None):
-        return render_text(self, g, seat)
+        return render_text(self, *self.view_args(g, seat))
 
     def table_view(self, g=0, seat=None):
-        return table_view(self, g, seat)
+        return table_view(self, *self.view_args(g, seat))
 
     def narrator(self, labels):
         from .play_text import Narrator
@@ -58,10 +64,11 @@ class VectorGame(Game):
 
     # ------------------------------------------------------------------ records
     def round_setup(self, g):
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return {"dealer": int(s["dealer"]), "deck": [int(c) for c in s["deck"]]}
 
     def redeal(self, g, deck, dealer=None):
+        g = self.game_index(g)
         s = self.states[g]
         if dealer is not None and not (is_int(dealer) and dealer == s["dealer"]):
             raise ValueError(f"the record's dealer is {shown(dealer)}, R24 makes it {int(s['dealer'])}")
@@ -84,17 +91,18 @@ class VectorGame(Game):
     # ------------------------------------------------------------------ Cabo's own views
     def hands(self, g: int) -> list[list[int | None]]:
         """Omniscient: each seat's 8 slots in game g (card id or None)."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return [[int(c) if c >= 0 else None for c in s["slot"][p]] for p in range(self.num_players)]
 
     def piles(self, g: int) -> tuple[list[int], list[int]]:
         """Omniscient: (stock, discard pile) of game g as card ids, top first."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return ([int(c) for c in s["stock"][: s["nstock"]][::-1]], [int(c) for c in s["disc"][: s["ndisc"]][::-1]])
 
     def seen_cards(self, g: int, seat: int) -> set[int]:
         """The card ids `seat` has seen this round in game g (K1-K9)."""
-        return {int(c) for c in np.flatnonzero(self.states[g]["seen"][seat])}
+        seen = self.states[self.game_index(g)]["seen"][self.checked_seat("seat", seat)]
+        return {int(c) for c in np.flatnonzero(seen)}
 
     def hand_totals(self, games=None) -> np.ndarray:
         """(k, n) hand totals per seat (R22)."""

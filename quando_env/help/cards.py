@@ -6,6 +6,8 @@ v (1..11), then Wild, Switch, Zap and No!. A deck is written as 105 card codes (
 """
 import numpy as np
 
+from ..checks import as_int, as_list, shown
+
 NUM_CARDS = 105
 NUM_KINDS = 15
 MAX_PLAYERS = 5
@@ -83,9 +85,7 @@ def a_card(kind: int) -> str:
 def action_name(a: int) -> str:
     """A short readable name of action a: 'play 7', 'Wild at slot 2', 'Switch: take slot 1, put a 6', 'Zap',
     'No!', 'ask for help', 'give a 9', 'give back a 3'."""
-    a = int(a)
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action {a} is out of range: actions are 0..{NUM_ACTIONS - 1}")
+    a = as_int(a, "action", 0, NUM_ACTIONS - 1)
     if a < WILD:
         return f"play {a + 1}"
     if a < SWITCH:
@@ -112,33 +112,33 @@ def codes_of(kinds) -> list[str]:
     return [CODES[int(k)] for k in kinds]
 
 
-def deck_to_kinds(deck) -> np.ndarray:
+def codes_to_kinds(codes, name: str, lo: int, hi: int | None = None) -> np.ndarray:
+    """Validate lo..hi card codes (top first) and return their kind indices; the type and length are checked
+    before anything is converted. ValueError naming the first problem."""
+    items = as_list(codes, name, f"{lo if hi is None else f'{lo}..{hi}'} card codes ({', '.join(CODES)})", lo, hi,
+                    "cards")
+    kinds = np.empty(len(items), np.int8)
+    for i, c in enumerate(items):
+        if not isinstance(c, str) or c not in KIND_OF_CODE:
+            raise ValueError(f"{name} card {i} is {shown(c)}: card codes are {', '.join(CODES)} (R2)")
+        kinds[i] = KIND_OF_CODE[c]
+    return kinds
+
+
+def deck_to_kinds(deck, name: str = "deck") -> np.ndarray:
     """Validate a deck of 105 card codes (top first, R2) and return its kind indices.
 
     ValueError naming the first problem: not a list, wrong length, an unknown code, or a kind that is
     missing or too many (R1)."""
-    if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
-        raise ValueError(f"deck must be a list of {NUM_CARDS} card codes, got {type(deck).__name__}")
-    deck = list(deck)
-    if len(deck) != NUM_CARDS:
-        raise ValueError(f"deck has {len(deck)} cards, a deck has exactly {NUM_CARDS} card codes (R1)")
-    kinds = np.empty(NUM_CARDS, np.int8)
-    for i, c in enumerate(deck):
-        if not isinstance(c, str) or c not in KIND_OF_CODE:
-            raise ValueError(f"deck card {i} is {c!r}: card codes are {', '.join(CODES)} (R2)")
-        kinds[i] = KIND_OF_CODE[c]
+    kinds = codes_to_kinds(deck, name, NUM_CARDS)
     counts = np.bincount(kinds, minlength=NUM_KINDS)
     for k in range(NUM_KINDS):
         if counts[k] != KIND_COUNTS[k]:
-            raise ValueError(f"deck holds {counts[k]} cards {CODES[k]!r}, the deck has exactly {KIND_COUNTS[k]} (R1)")
+            raise ValueError(f"{name} holds {counts[k]} cards {CODES[k]!r}, the deck has exactly {KIND_COUNTS[k]} "
+                             f"(R1)")
     return kinds
 
 
 def pile_to_kinds(pile) -> np.ndarray:
     """Validate a list of card codes (a recorded reshuffle) and return its kind indices."""
-    if isinstance(pile, (str, bytes)) or not hasattr(pile, "__len__"):
-        raise ValueError(f"a pile must be a list of card codes, got {type(pile).__name__}")
-    pile = list(pile)
-    if not 0 < len(pile) <= NUM_CARDS:
-        raise ValueError(f"a pile holds 1..{NUM_CARDS} cards, got {len(pile)}")
-    return np.array([kind_of(c) for c in pile], np.int8)
+    return codes_to_kinds(pile, "pile", 1, NUM_CARDS)

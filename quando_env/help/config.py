@@ -3,8 +3,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import is_int, need
-from ..core import check_episode_options
+from ..checks import as_bool, as_choice, as_int
+from ..core import MAX_TARGET, check_episode_options, option
 from . import engine as E
 from .observation import offset_vector
 
@@ -26,14 +26,12 @@ class Config:
     max_steps: int = 1000               # R22: decisions per round before the round and the game are truncated
 
     def __post_init__(self):
-        need(is_int(self.num_players) and 3 <= self.num_players <= 5, f"num_players={self.num_players!r}",
-             "Help! is played by 3 to 5 players (R3)")
-        need(is_int(self.hand_size) and 3 <= self.hand_size <= 6, f"hand_size={self.hand_size!r}",
-             "an integer 3..6")
-        need(is_int(self.row_max) and 2 <= self.row_max <= 6, f"row_max={self.row_max!r}", "an integer 2..6")
-        need(is_int(self.target) and self.target >= 1, f"target={self.target!r}", "a positive integer")
-        need(isinstance(self.open_lowest, (bool, np.bool_)), f"open_lowest={self.open_lowest!r}", "True or False")
-        need(self.reshuffle in RESHUFFLES, f"reshuffle={self.reshuffle!r}", f"choose one of {RESHUFFLES}")
+        option(self, "num_players", as_int, 3, 5, "an integer 3..5: Help! is played by 3 to 5 players (R3)")
+        option(self, "hand_size", as_int, 3, 6)
+        option(self, "row_max", as_int, 2, 6)
+        option(self, "target", as_int, 1, MAX_TARGET)
+        option(self, "open_lowest", as_bool)
+        option(self, "reshuffle", as_choice, RESHUFFLES)
         check_episode_options(self)
 
     def to_dict(self) -> dict:
@@ -47,7 +45,7 @@ class Config:
         v[E.C_HAND] = self.hand_size
         v[E.C_ROWMAX] = self.row_max
         v[E.C_TARGET] = self.target
-        v[E.C_OPEN_LOWEST] = bool(self.open_lowest)
+        v[E.C_OPEN_LOWEST] = self.open_lowest
         v[E.C_SHUFFLE] = self.reshuffle == "shuffle"
         v[E.C_ROUND_EPISODE] = self.episode == "round"
         v[E.C_MAX_STEPS] = self.max_steps

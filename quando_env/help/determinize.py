@@ -43,6 +43,7 @@ from ..core import Layout
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import FULL_DECK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_VALUE, NUM_CARDS, NUM_KINDS, ROW_CAP
+from .game import VectorGame
 from .observation import layout
 
 _LAYOUT = Layout(layout)
@@ -70,9 +71,9 @@ def _decode(obs, config):
     if s["cur"] < 0 or s["active"] < 0:
         raise ValueError("the observation names no active or deciding seat")
     s["dir"] = 1 if sec("direction")[0] > 0.5 else -1
-    own = count(sec("own_hand"), h)
+    own = count(sec("own_hand"), h, NUM_CARDS)
     s["hand"][0, :] = own
-    sizes = count(sec("hand_sizes"), h)
+    sizes = count(sec("hand_sizes"), h, NUM_CARDS)
     row = sec("row").reshape(ROW_CAP, 12)
     nrow = 0
     while nrow < ROW_CAP and row[nrow, :MAX_VALUE].max() > 0.5:
@@ -84,9 +85,9 @@ def _decode(obs, config):
     if nrow and (np.diff(s["row_val"][:nrow].astype(np.int64)) <= 0).any():
         raise ValueError("the observation's row is not ascending")
     last = int(s["row_val"][nrow - 1]) if nrow else 0
-    ndraw = int(count(sec("draw_size")[0], 105))
-    disc = count(sec("discard"), 8)
-    s["ndisc"] = nd = int(count(sec("discard_size")[0], 105))
+    ndraw = int(count(sec("draw_size")[0], 105, NUM_CARDS))
+    disc = count(sec("discard"), 8, NUM_CARDS)
+    s["ndisc"] = nd = int(count(sec("discard_size")[0], 105, NUM_CARDS))
     if disc.sum() != nd:
         raise ValueError("the observation's discard pile kinds and size disagree")
     s["disc"][:nd] = np.repeat(np.arange(NUM_KINDS), disc)
@@ -158,6 +159,8 @@ def _decode(obs, config):
                 hid[helper] += 1 if phase == E.PH_BACK else 0
     elif helping and phase == E.PH_GIVE:
         need_gift = helper                         # the observer asked: the helper holds a givable card
+    if (hid < 0).any():
+        raise ValueError("the observation shows a help with a gift from an empty hand: is it a real observation?")
 
     limit = np.full(n, -1, np.int64)               # per seat: -1 free, 0 no number card, c: lowest number c
     if phase in (E.PH_OPEN, E.PH_PLAY) and ndraw == NUM_CARDS - n * h and calls.any():
@@ -178,13 +181,16 @@ def _log_choose(a, m):
 
 @njit(cache=True)
 def _pick(st, pool, used, ok_kind, m, take, q):
-    """Choose m unused cards of the allowed kinds uniformly, mark them used, count them in take[q]."""
+    """Choose m unused cards of the allowed kinds uniformly, mark them used, count them in take[q]. False if
+    fewer than m are left."""
     idx = np.empty(pool.shape[0], np.int64)
     c = 0
     for i in range(pool.shape[0]):
         if not used[i] and ok_kind[pool[i]]:
             idx[c] = i
             c += 1
+    if c < m:
+        return False
     for j in range(m):
         r = j + rng.rand_below(st, 0, c - j)
         t = idx[j]
@@ -192,14 +198,18 @@ def _pick(st, pool, used, ok_kind, m, take, q):
         idx[r] = t
         used[idx[j]] = True
         take[q, pool[idx[j]]] += 1
+    return True
 
 
 @njit(cache=True)
 def _card_at(st, counts, skip_kind):
-    """A uniformly random card of a hand given by kind counts (one copy of skip_kind excluded): its kind."""
+    """A uniformly random card of a hand given by kind counts (one copy of skip_kind excluded): its kind, or
+    -1 if there is none."""
     tot = 0
     for k in range(NUM_KINDS):
         tot += counts[k] - (1 if k == skip_kind else 0)
+    if tot <= 0:
+        return -1
     r = rng.rand_below(st, 0, tot)
     for k in range(NUM_KINDS):
         c = counts[k] - (1 if k == skip_kind else 0)
@@ -221,7 +231,8 @@ def _deal(st, pool, hid, limit, order, cls, givable, spec, take, draw):
     for q in order:                          # R5: cards of the allowed kinds only; the called card checked below
         for k in range(NUM_KINDS):
             allowed[k] = k >= K_WILD or (limit[q] > 0 and k >= limit[q] - 1)
-        _pick(st, pool, used, allowed, hid[q], take, q)
+        if not _pick(st, pool, used, allowed, hid[q], take, q):
+            return False
     a = spec[1]
     if a >= 0:                               # the asker's hand at the ask, from one stuck group
         c0 = 0
@@ -235,7 +246,8 @@ def _deal(st, pool, hid, limit, order, cls, givable, spec, take, draw):
         if w0 + w1 == 0.0:
             return False
         g = 1 if rng.rand_below(st, 0, 1 << 30) < (1 << 30) * w1 / (w0 + w1) else 0
-        _pick(st, pool, used, cls[g], hid[a], take, a)
+        if not _pick(st, pool, used, cls[g], hid[a], take, a):
+            return False
     rest = np.empty(u, np.int64)
     m = 0
     for i in range(u):
@@ -248,6 +260,8 @@ def _deal(st, pool, hid, limit, order, cls, givable, spec, take, draw):
         need = hid[q]
         for k in range(NUM_KINDS):
             need -= take[q, k]
+        if j + need > m:
+            return False
         for _ in range(need):
             take[q, rest[j]] += 1
             j += 1
@@ -268,11 +282,15 @@ def _deal(st, pool, hid, limit, order, cls, givable, spec, take, draw):
         for k in range(NUM_KINDS):
             gk[k] = take[h, k] if givable[k] else 0
         gift = _card_at(st, gk, -1)
+        if gift < 0:
+            return False
         take[h, gift] -= 1
         take[a, gift] += 1
         spec[4] = gift
         if spec[3] == _GEN_RECV:
             b = _card_at(st, take[a], gift)
+            if b < 0:
+                return False
             take[a, b] -= 1
             take[h, b] += 1
             spec[5] = b
@@ -323,13 +341,12 @@ def sample_states(obs, num_samples: int, config, seed: int | None = None) -> np.
     """`num_samples` Help! state records consistent with `obs`, an observation of a game with `config` (a
     quando_env.help.Config), the observer as seat 0 (see the module docstring). ValueError for an observation
     of a finished episode or one that is no observation of this player count and hand size."""
-    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
-        raise ValueError(f"num_samples={num_samples!r} is not allowed: an integer >= 0")
+    obs, num_samples, seed = VectorGame.sample_args(obs, num_samples, config, seed)
     template, pool, hid, known, limit, order, cls, givable, spec = _decode(obs, config)
     states = np.repeat(template, num_samples)
     seeds = np.random.SeedSequence(seed).generate_state(num_samples, np.uint64)
     bad = _fill(states, seeds, pool, hid, known, limit, order, cls, givable, spec)
     if bad >= 0:
         raise ValueError("no deal of the unseen cards agrees with the observation: is it a real observation?")
-    return states
+    return VectorGame.checked_samples(states, config)
 

@@ -27,6 +27,7 @@ class VectorGame(Game):
     num_actions = NUM_ACTIONS
     action_names = ACTION_NAMES
     state_dtype = E.STATE_DTYPE
+    state_problems = E.STATE_PROBLEMS
     config_class = Config
     setup_keys = ("deck", "starter")
     record_format = "help-record/2"
@@ -34,27 +35,32 @@ class VectorGame(Game):
     knock_action = None
     higher_total_wins = True
     kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                              infos=E.info_kernel)
+                              infos=E.info_kernel, check=E.check_kernel)
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
+
+    def _checked_setup(self, setup):
+        out = {"starter": self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1}
+        if "deck" in setup:
+            out["deck"] = deck_to_kinds(setup["deck"])
+        return out
 
     def _start(self, idx, setup):
         k = idx.size
         decks = np.zeros((k, NUM_CARDS), np.int8)
         use = np.zeros(k, np.int8)
         if "deck" in setup:
-            decks[:] = deck_to_kinds(setup["deck"])
+            decks[:] = setup["deck"]
             use[:] = 1
-        starter = self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1
-        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, starter, np.int8))
+        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["starter"], np.int8))
 
     def move_name(self, g, a):
         """The name of legal move a in game g's decision, with what the context adds: the Wild's value, the
         card a Switch takes, the seat asked."""
-        a = int(a)
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         name = self.action_name(a)
+        a = int(a)
         if WILD <= a < SWITCH:
             slot = a - WILD
             w = 1 if slot == 0 else int(s["row_val"][slot - 1]) + 1
@@ -78,12 +84,12 @@ class VectorGame(Game):
     def render_text(self, g=0, seat=None):
         from .render import render_text
 
-        return render_text(self, g, seat)
+        return render_text(self, *self.view_args(g, seat))
 
     def table_view(self, g=0, seat=None):
         from .render import table_view
 
-        return table_view(self, g, seat)
+        return table_view(self, *self.view_args(g, seat))
 
     def narrator(self, labels):
         from .play_text import Narrator
@@ -104,20 +110,24 @@ class VectorGame(Game):
 
     # ------------------------------------------------------------------ records
     def round_setup(self, g):
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return {"deck": codes_of(s["deck"]), "starter": int(s["starter"]) if s["forced_start"] else None}
 
     def redeal(self, g, deck, starter=None):
+        g = self.game_index(g)
         kinds = deck_to_kinds(deck)
+        if starter is not None:
+            self.checked_seat("starter", starter)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), kinds[None], self.masks)
         if starter is not None and not (is_int(starter) and starter == self.states[g]["starter"]):
             raise ValueError(f"the record's starter is {shown(starter)}, R5 makes it {int(self.states[g]['starter'])}")
 
     def reshuffle_record(self, g):
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return {"pile": codes_of(s["shuffle"][: int(s["nshuf"])])}
 
     def force_reshuffle(self, g, entry):
+        g = self.game_index(g)
         try:
             kinds = pile_to_kinds(entry["pile"])
         except (KeyError, TypeError, ValueError) as e:
@@ -136,35 +146,35 @@ class VectorGame(Game):
     # ------------------------------------------------------------------ Help!'s own views (omniscient)
     def hands(self, g: int) -> list[list[str]]:
         """Each seat's cards in game g as codes, sorted by kind."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return [[CODES[k] for k in range(15) for _ in range(int(s["hand"][p, k]))] for p in range(self.num_players)]
 
     def row(self, g: int) -> list[tuple[str, int]]:
         """The row of game g as (code, value) pairs, left to right."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return [(CODES[int(s["row_kind"][j])], int(s["row_val"][j])) for j in range(int(s["nrow"]))]
 
     def draw_pile(self, g: int) -> list[str]:
         """The draw pile of game g, top first."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return codes_of(s["draw"][int(s["dpos"]): int(s["dend"])])
 
     def discard_pile(self, g: int) -> list[str]:
         """The discard pile of game g, the first-discarded card first."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return codes_of(s["disc"][: int(s["ndisc"])])
 
     def no_cards(self, g: int) -> list:
         """Per seat: None, "fresh" or "spent" (the No! in front of it, R8)."""
-        return [(None, "fresh", "spent")[int(x)] for x in self.states[g]["no"][: self.num_players]]
+        return [(None, "fresh", "spent")[int(x)] for x in self.states[self.game_index(g)]["no"][: self.num_players]]
 
     def calls(self, g: int) -> dict:
         """The public calls of game g's round (R5, D14): {seat: called number}."""
-        c = self.states[g]["calls"]
+        c = self.states[self.game_index(g)]["calls"]
         return {p: int(c[p]) for p in range(self.num_players) if c[p] > 0}
 
     def direction(self, g: int) -> int:
-        return int(self.states[g]["dir"])
+        return int(self.states[self.game_index(g)]["dir"])
 
     def phase(self, g: int) -> str:
-        return PHASE_NAMES[int(self.states[g]["phase"])]
+        return PHASE_NAMES[int(self.states[self.game_index(g)]["phase"])]

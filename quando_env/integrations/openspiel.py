@@ -311,11 +311,17 @@ class OpenSpielGame(pyspiel.Game):
         return self.shown[1]
 
     def load(self, record: bytes):
-        """Put a state's record into the engine (unless it holds it already) and return the engine."""
+        """Put a state's record into the engine (unless it holds it already) and return the engine. The bytes are
+        checked first as load_states checks records (Game.check_states): bytes that are no state of this game
+        (e.g. a tampered serialized state) raise a ValueError and the engine keeps what it held."""
         if record is not self.loaded:
             engine = self.engine
-            self._raw[:] = np.frombuffer(record, np.uint8)    # a byte copy: 5x faster than load_states'
-            engine.kernels.masks(engine.states, engine.cfg, engine.masks)
+            states = np.frombuffer(record, np.uint8)
+            if states.size != self._raw.size:
+                raise ValueError(f"a state record of {engine.name} is {self._raw.size} bytes, got {states.size}")
+            masks = engine.check_states(states.view(engine.state_dtype))
+            self._raw[:] = states       # a byte copy: 5x faster than load_states' record copy
+            engine.masks[:] = masks
             self.loaded = record
         return self.engine
 

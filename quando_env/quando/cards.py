@@ -1,6 +1,8 @@
 """The 55 double-sided cards and the flat action table of the spec (R1, "Actions")."""
 import numpy as np
 
+from ..checks import as_int, as_list, is_int, shown
+
 NUM_CARDS = 55
 MAX_VALUE = 10
 NUM_VALUES = 11
@@ -32,9 +34,7 @@ def set_action(value: int, count: int) -> int:
 
 def action_name(a: int) -> str:
     """A short readable name of action `a`, e.g. 'straight 3-4-5', 'three 7s', 'take the hidden side'."""
-    a = int(a)
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action {a} is out of range: actions are 0..{NUM_ACTIONS - 1}")
+    a = as_int(a, "action", 0, NUM_ACTIONS - 1)
     if a < SET:
         return f"straight {a}-{a + 1}-{a + 2}"
     if a < KNOCK:
@@ -54,33 +54,38 @@ def card_pairs(ids, ups) -> list[list[int]]:
     return [[int(CARD_VALUES[c, u]), int(CARD_VALUES[c, 1 - u])] for c, u in zip(ids, ups)]
 
 
-def deck_to_cards(deck) -> tuple[np.ndarray, np.ndarray]:
+def deck_to_cards(deck, name: str = "deck") -> tuple[np.ndarray, np.ndarray]:
     """Validate a deck given as 55 [up, down] pairs (top first, R4) and return (card ids, up-side index).
 
-    Raises ValueError naming the first problem: wrong length, a malformed pair, a number outside 0..10,
-    equal sides, or a pair that is missing or repeated.
+    Raises ValueError naming the first problem: not a list, wrong length (both checked before anything is
+    converted), a pair that is no two integers, a number outside 0..10, equal sides, or a pair that is repeated
+    (so, with 55 pairs, another is missing).
     """
-    try:
-        pairs = [tuple(int(x) for x in p) for p in deck]
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"deck must be a list of 55 [up, down] pairs of integers: {e}") from None
-    if len(pairs) != NUM_CARDS:
-        raise ValueError(f"deck has {len(pairs)} cards, a deck has exactly {NUM_CARDS} [up, down] pairs")
+    items = as_list(deck, name, f"{NUM_CARDS} [up, down] pairs of integers 0..10, top first (R4)", NUM_CARDS,
+                    unit="cards", item_size=2)
     ids = np.empty(NUM_CARDS, np.int8)
     up = np.empty(NUM_CARDS, np.int8)
     seen = {}
-    for i, p in enumerate(pairs):
-        if len(p) != 2:
-            raise ValueError(f"deck card {i} is {list(p)}: each card is an [up, down] pair")
-        u, d = p
-        if not (0 <= u <= MAX_VALUE and 0 <= d <= MAX_VALUE):
-            raise ValueError(f"deck card {i} is {[u, d]}: numbers must be 0..10")
-        if u == d:
-            raise ValueError(f"deck card {i} is {[u, d]}: the two sides of a card differ (R1)")
+    for i, p in enumerate(items):
+        u, d = up_down(p, f"{name} card {i}")
         key = (min(u, d), max(u, d))
         if key in seen:
-            raise ValueError(f"deck cards {seen[key]} and {i} are both {list(key)}: every pair occurs exactly once (R1)")
+            raise ValueError(f"{name} cards {seen[key]} and {i} are both {list(key)}: every pair occurs exactly once "
+                             f"(R1)")
         seen[key] = i
         ids[i] = PAIR_TO_CARD[u, d]
         up[i] = 0 if u < d else 1
     return ids, up
+
+
+def up_down(p, what: str) -> tuple[int, int]:
+    """A card given as an [up, down] pair: two different integers 0..10 (ValueError naming `what` otherwise)."""
+    pair = isinstance(p, (list, tuple)) or (isinstance(p, np.ndarray) and p.ndim == 1)
+    if not (pair and len(p) == 2 and all(is_int(x) for x in p)):
+        raise ValueError(f"{what} is {shown(p)}: each card is an [up, down] pair of integers")
+    u, d = int(p[0]), int(p[1])
+    if not (0 <= u <= MAX_VALUE and 0 <= d <= MAX_VALUE):
+        raise ValueError(f"{what} is {[u, d]}: numbers must be 0..10")
+    if u == d:
+        raise ValueError(f"{what} is {[u, d]}: the two sides of a card differ (R1)")
+    return u, d

@@ -3,12 +3,15 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import is_int, need
-from ..core import check_episode_options
+from ..checks import as_choice, as_int
+from ..core import MAX_TARGET, check_episode_options, option
 from . import engine as E
+from .cards import NUM_CARDS
 from .observation import offset_vector
 
 EDITIONS = ("kendi", "oya")
+MAX_PENALTY = 10**6       # a knock penalty; round points stay far inside the int32 totals
+MAX_TURNS = E.MAX_TURNS
 
 
 @dataclass(frozen=True)
@@ -27,23 +30,17 @@ class Config:
     reward: str = "points"
 
     def __post_init__(self):
-        need(is_int(self.num_players) and 2 <= self.num_players <= 6,
-             f"num_players={self.num_players!r}", "Quando is played by 2 to 6 players (R3)")
-        n = int(self.num_players)
-        need(self.edition in EDITIONS, f"edition={self.edition!r}", f"choose one of {EDITIONS}")
+        n = option(self, "num_players", as_int, 2, 6, "an integer 2..6: Quando is played by 2 to 6 players (R3)")
+        option(self, "edition", as_choice, EDITIONS)
         check_episode_options(self)
         if self.hand_size is not None:
-            need(is_int(self.hand_size) and 1 <= self.hand_size and n * self.hand_size <= 55,
-                 f"hand_size={self.hand_size!r}", f"an integer >= 1 with {n} * hand_size <= 55 cards")
-        need(is_int(self.target_score) and self.target_score >= 1, f"target_score={self.target_score!r}",
-             "a positive integer")
-        need(is_int(self.knock_penalty) and self.knock_penalty >= 0, f"knock_penalty={self.knock_penalty!r}",
-             "an integer >= 0")
-        need(is_int(self.knock_min_turns) and self.knock_min_turns >= 0,
-             f"knock_min_turns={self.knock_min_turns!r}", "an integer >= 0")
+            option(self, "hand_size", as_int, 1, NUM_CARDS // n,
+                   f"an integer 1..{NUM_CARDS // n}: {n} players * hand_size <= {NUM_CARDS} cards (R3)")
+        option(self, "target_score", as_int, 1, MAX_TARGET)
+        option(self, "knock_penalty", as_int, 0, MAX_PENALTY)
+        option(self, "knock_min_turns", as_int, 0, MAX_TURNS, f"an integer 0..{MAX_TURNS} (turn counts are int16)")
         if self.first_dealer is not None:
-            need(is_int(self.first_dealer) and 0 <= self.first_dealer < n, f"first_dealer={self.first_dealer!r}",
-                 f"a seat 0..{n - 1}")
+            option(self, "first_dealer", as_int, 0, n - 1, f"a seat 0..{n - 1}")
 
     @property
     def hand(self) -> int:

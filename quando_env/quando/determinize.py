@@ -13,8 +13,10 @@ import numpy as np
 from numba import njit
 
 from .. import rng
+from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS, PAIR_TO_CARD
+from .game import VectorGame
 from .observation import offsets
 
 _VAL = CARD_VALUES
@@ -37,27 +39,32 @@ def _decode(obs: np.ndarray, n: int, target: int, seed):
     phase = idx("phase")
     if phase in (-1, E.PH_OVER):
         raise ValueError("cannot sample states for an observation of a finished episode")
+    count = ObsReader.count
     scal = np.zeros(16, np.int64)
-    scal[:10] = [phase, idx("active"), idx("decider"), idx("knocker"), idx("dealer"), round(sec("round")[0] * 10),
-                 int(sec("triplet")[0] > 0.5), round(sec("draw_size")[0] * 55), round(sec("discard_size")[0] * 55), 0]
-    turns = np.rint(sec("turns") * 10).astype(np.int64)
-    totals = np.rint(sec("totals").astype(np.float64) * target).astype(np.int64)
+    scal[:10] = [phase, idx("active"), idx("decider"), idx("knocker"), idx("dealer"), count(sec("round")[0], 10),
+                 int(sec("triplet")[0] > 0.5), count(sec("draw_size")[0], 55, NUM_CARDS),
+                 count(sec("discard_size")[0], 55, NUM_CARDS), 0]
+    turns = count(sec("turns"), 10, E.MAX_TURNS)
+    totals = count(sec("totals"), target)
     # Slots: (location, position, known value of the facing side or -1, known value of the other side or -1).
     slots = []
-    own = np.rint(sec("own_hand")).astype(np.int64).reshape(11, 12)
+    own = count(sec("own_hand"), 1, NUM_CARDS).reshape(11, 12)
     for f in range(11):
         for col in range(12):
             slots += [(0, 0, f, col if col < 11 else -1)] * own[f, col]
-    opp = np.rint(sec("opponents")).astype(np.int64).reshape(n - 1, 11, 12) if n > 1 else np.zeros((0, 11, 12))
+    opp = count(sec("opponents"), 1, NUM_CARDS).reshape(n - 1, 11, 12)
     for r in range(n - 1):
         for b in range(11):
             for col in range(12):
                 slots += [(r + 1, 0, col if col < 11 else -1, b)] * opp[r, b, col]
     for name, loc, size in (("draw_pile", E.LOC_DRAW, scal[7]), ("discard_pile", E.LOC_DISCARD, scal[8])):
-        pile = np.rint(sec(name).astype(np.float64) * 11).astype(np.int64).reshape(55, 2) - 1
+        pile = count(sec(name), 11, 11).reshape(55, 2) - 1
         for j in range(size):
             slots.append((loc, j, pile[j, 0], pile[j, 1]))
     slots = np.array(slots, np.int64).reshape(-1, 4)
+    if slots.shape[0] != NUM_CARDS or ((slots[:, 2] >= 0) & (slots[:, 2] == slots[:, 3])).any():
+        raise ValueError(f"the observation accounts for {slots.shape[0]} cards, not {NUM_CARDS} with two different "
+                         f"sides each: is it an observation of a {n}-player game?")
     seen = (slots[:, 2] >= 0).astype(np.int64) | ((slots[:, 3] >= 0).astype(np.int64) << 1)
     # Public inference: a seat asked to flip (R12) holds a front 0. Constrain one of its unknown fronts.
     who = scal[2]
@@ -66,6 +73,8 @@ def _decode(obs: np.ndarray, n: int, target: int, seed):
         if not (slots[mine, 2] == 0).any():
             fixed = {frozenset((a, b)) for a, b in slots[:, 2:4] if a >= 0 and b >= 0}
             free = [i for i in mine if slots[i, 2] < 0 and slots[i, 3] != 0 and {0, slots[i, 3]} not in fixed]
+            if not free:
+                raise ValueError("the observation asks a seat to flip a front 0 (R12) that it cannot hold")
             slots[np.random.default_rng(seed).choice(free), 2] = 0
     return scal, turns, totals, np.column_stack([slots, seen])
 
@@ -233,24 +242,19 @@ def _sample_kernel(slots, scal, turns, totals, n, states, seeds):
 def sample_states(obs, num_samples: int, config, seed: int | None = None) -> np.ndarray:
     """`num_samples` state records consistent with `obs`, an observation of a game with `config`
     (a quando_env.Config); the observer is seat 0 in every sample."""
-    obs = np.asarray(obs, np.float32)
+    obs, num_samples, seed = VectorGame.sample_args(obs, num_samples, config, seed)
     n = config.num_players
     scal, turns, totals, slots = _decode(obs, n, config.target_score, seed)
-    if slots.shape[0] != NUM_CARDS:
-        raise ValueError(f"the observation accounts for {slots.shape[0]} cards, not {NUM_CARDS}: is it an "
-                         f"observation of a {n}-player game?")
     states = np.zeros(num_samples, E.STATE_DTYPE)
     seeds = np.random.SeedSequence(seed).generate_state(num_samples, np.uint64)
     if not _sample_kernel(slots, scal, turns, totals, n, states, seeds):
         raise ValueError("no consistent deal found for this observation")
-    return states
+    return VectorGame.checked_samples(states, config)
 
 
 def sample_worlds(obs, num_samples: int, seed: int | None = None, **config):
     """A VectorGame (no autoreset) of `num_samples` worlds consistent with `obs`, ready to step forward.
     config: the game's options (num_players, edition, ...); episode defaults to "round"."""
-    from .game import VectorGame
-
     config.setdefault("episode", "round")
     game = VectorGame(num_samples, seed=0, autoreset=False, **config)
     game.load_states(sample_states(obs, num_samples, game.config, seed))

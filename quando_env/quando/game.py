@@ -24,6 +24,7 @@ class VectorGame(Game):
     num_actions = NUM_ACTIONS
     action_names = ACTION_NAMES
     state_dtype = E.STATE_DTYPE
+    state_problems = E.STATE_PROBLEMS
     config_class = Config
     setup_keys = ("deck", "dealer")
     record_format = "quando-record/2"
@@ -31,11 +32,19 @@ class VectorGame(Game):
     knock_action = KNOCK
     higher_total_wins = False
     kernels = SimpleNamespace(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
-                              observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel)
+                              observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel,
+                              check=E.check_kernel)
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, play_random=E.play_random_kernel_parallel,
                                        observe=observe_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
+
+    def _checked_setup(self, setup):
+        out = {}
+        if "deck" in setup:
+            out["deck"] = deck_to_cards(setup["deck"])
+        out["dealer"] = self.checked_seat("dealer", setup.get("dealer", self.config.dealer))
+        return out
 
     def _start(self, idx, setup):
         k = idx.size
@@ -43,21 +52,21 @@ class VectorGame(Game):
         ups = np.zeros((k, NUM_CARDS), np.int8)
         use = np.zeros(k, np.int8)
         if "deck" in setup:
-            decks[:], ups[:] = deck_to_cards(setup["deck"])
+            decks[:], ups[:] = setup["deck"]
             use[:] = 1
-        dealer = self.checked_seat("dealer", setup.get("dealer", self.config.dealer))
-        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, ups, use, np.full(k, dealer, np.int8))
+        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, ups, use, np.full(k, setup["dealer"], np.int8))
 
     def move_name(self, g, a):
+        g = self.game_index(g)
         if a == PASS and self.states[g]["phase"] == E.PH_KNOCK:
             return "do not knock"
         return self.action_name(a)
 
     def render_text(self, g=0, seat=None):
-        return render_text(self, g, seat)
+        return render_text(self, *self.view_args(g, seat))
 
     def table_view(self, g=0, seat=None):
-        return table_view(self, g, seat)
+        return table_view(self, *self.view_args(g, seat))
 
     def narrator(self, labels):
         from .play_text import Narrator
@@ -66,10 +75,11 @@ class VectorGame(Game):
 
     # ------------------------------------------------------------------ records
     def round_setup(self, g):
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         return {"dealer": int(s["dealer"]), "deck": card_pairs(s["deck"], s["deck_up"])}
 
     def redeal(self, g, deck, dealer=None):
+        g = self.game_index(g)
         s = self.states[g]
         if dealer is not None and not (is_int(dealer) and dealer == s["dealer"]):
             raise ValueError(f"the record's dealer is {shown(dealer)}, R6 makes it {int(s['dealer'])}")
@@ -77,12 +87,16 @@ class VectorGame(Game):
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], ups[None], self.masks)
 
     def reshuffle_record(self, g):
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         m = int(s["nshuf"])   # not ndraw: a round that ended in the reshuffle's step has dealt anew
         return {"pile": card_pairs(s["shuffle"][:m], s["shuffle_up"][:m])}
 
     def force_reshuffle(self, g, entry):
-        ids, ups = _reshuffle_cards(entry)
+        g = self.game_index(g)
+        try:
+            ids, ups = _reshuffle_cards(entry)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"malformed: {e}") from None
         s = self.states
         s["shuffle"][g, :] = -1
         s["shuffle"][g, : len(ids)] = ids
@@ -106,7 +120,7 @@ class VectorGame(Game):
 
     def hands(self, g: int) -> list[list[tuple[int, int]]]:
         """Omniscient: each seat's cards in game g as (front, back), in acquisition order."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
         out = []
         for p in range(self.num_players):
             cards = sorted((c for c in range(NUM_CARDS) if s["loc"][c] == p), key=lambda c: s["acq"][c])
@@ -115,7 +129,7 @@ class VectorGame(Game):
 
     def piles(self, g: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """Omniscient: (draw pile, discard pile) of game g as (up, down) pairs, top first."""
-        s = self.states[g]
+        s = self.states[self.game_index(g)]
 
         def pile(arr, k):
             return [(int(CARD_VALUES[c, s["face"][c]]), int(CARD_VALUES[c, 1 - s["face"][c]]))
