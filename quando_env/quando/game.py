@@ -145,19 +145,16 @@ class VectorGame(Game):
 
 
 def _reshuffle_cards(entry):
-    """Card ids and up sides of a recorded reshuffle ({"pile": [[up, down], ...] top first})."""
-    try:
-        pile = entry["pile"]
-        if not isinstance(pile, (list, tuple)) or not 0 < len(pile) <= NUM_CARDS:
-            raise ValueError(f"the pile must be a list of 1..{NUM_CARDS} [up, down] pairs, got {shown(pile)}")
-        pairs = [tuple(p) if isinstance(p, (list, tuple)) else (p,) for p in pile]
-        for j, p in enumerate(pairs):
-            if not (len(p) == 2 and all(is_int(x) and 0 <= x <= 10 for x in p) and p[0] != p[1]):
-                raise ValueError(f"card {j} is {shown(list(p))}")
-        pairs = [(int(u), int(d)) for u, d in pairs]
-        ids = np.array([PAIR_TO_CARD[u, d] for u, d in pairs], np.int8)
-        if len(set(ids.tolist())) != len(ids):
-            raise ValueError("a card appears twice")
-        return ids, np.array([0 if u < d else 1 for u, d in pairs], np.int8)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"malformed: {e}") from None
+    """Card ids and up sides of a recorded reshuffle ({"pile": [[up, down], ...] top first, 1..55 cards})."""
+    pile = entry["pile"]
+    if not (isinstance(pile, (list, tuple)) and 1 <= len(pile) <= NUM_CARDS):
+        raise ValueError(f"the pile must be a list of 1..{NUM_CARDS} [up, down] pairs, got {shown(pile)}")
+    for j, p in enumerate(pile):
+        if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(is_int(x) and 0 <= x <= 10 for x in p)
+                and p[0] != p[1]):
+            raise ValueError(f"card {j} is {shown(p)}")
+    pairs = [(int(u), int(d)) for u, d in pile]
+    ids = np.array([PAIR_TO_CARD[u, d] for u, d in pairs], np.int8)
+    if len(set(ids.tolist())) != len(ids):
+        raise ValueError("a card appears twice")
+    return ids, np.array([0 if u < d else 1 for u, d in pairs], np.int8)
