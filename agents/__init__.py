@@ -24,12 +24,14 @@ def game_agents(game: str) -> dict:
 
 
 def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwargs) -> Agent:
-    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, rllib:CHECKPOINT (a policy trained
-    with quando_env.integrations.rllib), or one of the game's own (greedy, heuristic)."""
+    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, learned, learned:PATH (a model of
+    agents.learner), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), or one of the game's
+    own (greedy, heuristic)."""
     key, _, arg = name.partition(":")
     own = game_agents(game)
-    if arg and key not in ("ppo", "rllib"):
-        raise ValueError(f"agent {name!r}: only ppo and rllib take a path (ppo:PATH, rllib:CHECKPOINT)")
+    if arg and key not in ("ppo", "rllib", "learned"):
+        raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
+                         "rllib:CHECKPOINT)")
     if key == "random":
         return RandomAgent(seed=seed, **kwargs)
     if key in own:
@@ -39,8 +41,11 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwarg
         return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, **kwargs)
+    if key == "learned":
+        from .learned import LearnedAgent
+        return LearnedAgent(arg or None, game=game, **kwargs)
     if key == "rllib" and arg:
         from .rllib_agent import RLlibAgent
         return RLlibAgent(arg, **kwargs)
-    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH or "
-                     "rllib:CHECKPOINT")
+    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH, learned, "
+                     "learned:PATH or rllib:CHECKPOINT")

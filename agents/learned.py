@@ -78,7 +78,7 @@ def load_model(path, game: str | None = None, obs_dim: int | None = None) -> tup
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no learned model at {path}: train one with `python -m agents.learner --game "
-                                f"{game or 'GAME'} --out DIR` (it writes DIR/model.npz), or give learned:PATH")
+                                f"{game or 'GAME'} --out DIR` and copy DIR/model.npz there, or give learned:PATH")
     try:
         with np.load(path, allow_pickle=False) as f:
             arrays = {k: f[k] for k in f.files}
@@ -100,9 +100,9 @@ def load_model(path, game: str | None = None, obs_dim: int | None = None) -> tup
         if w.dtype != np.float32 or w.shape != shape or not np.isfinite(w).all():
             raise ValueError(f"{path}: {name} must be finite float32 of shape {shape}, got {w.dtype} {w.shape}")
     if game is not None and header["game"] != game or obs_dim is not None and header["obs_dim"] != obs_dim:
+        wanted = f"game {game or header['game']!r}" + (f" with observations of length {obs_dim}" if obs_dim else "")
         raise ValueError(f"{path} is a model of game {header['game']!r} with observations of length "
-                         f"{header['obs_dim']}; it cannot play game {game or header['game']!r} with observations "
-                         f"of length {obs_dim or header['obs_dim']}")
+                         f"{header['obs_dim']}; it cannot play {wanted}")
     return header, arrays
 
 
