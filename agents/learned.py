@@ -45,7 +45,7 @@ def check_header(header, where: str) -> dict:
     for key, kind in HEADER_KEYS.items():
         value = header.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise ValueError(f"{where}: header field {key!r} must be a {kind.__name__}, got {value!r}")
+            raise ValueError(f"{where}: header field {key!r} must be of type {kind.__name__}, got {value!r}")
     if header["format"] != FORMAT:
         raise ValueError(f"{where}: format {header['format']!r}, this version reads {FORMAT!r}")
     if header["head"] not in HEADS:

@@ -535,6 +535,7 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    hp = None if args.resume else hyper_from_args(args)
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
 
@@ -554,7 +555,7 @@ def main(argv=None) -> int:
         if (out / "summary.json").exists():
             prior.update(json.loads((out / "summary.json").read_text()))
     else:
-        learner = Learner(hyper_from_args(args))
+        learner = Learner(hp)
     import numba
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     hp, c = learner.hp, learner.counters
