@@ -59,7 +59,7 @@ class Hyper:
     threads: int = 1                               # torch threads (numba: at most as many)
     num_games: int = 256                           # games stepped together
     rollout_steps: int = 64                        # steps of every game per update
-    hidden: tuple = (256, 256)                     # MLP trunk widths
+    hidden: tuple = (128, 128)                     # MLP trunk widths
     lr: float = 3e-4
     gamma: float = 0.997
     gae_lambda: float = 0.95
@@ -72,7 +72,7 @@ class Hyper:
     epsilon: float = 0.05                          # dmc: share of random legal moves
     win_reward: float = 1.0                        # +- at the end of an episode, by the game's winners
     points_coef: float = 0.02                      # times (own points - mean of the others'), per step
-    self_play_share: float = 0.0                   # chance that a non-learner seat is the learner too
+    self_play_share: float = 0.5                   # chance that each other seat is the learner too
     heuristic_share: float = 0.5                   # of the pool draws, once there are snapshots
     pool_size: int = 4                             # snapshots kept
     snapshot_every: int = 1_000_000                # decisions between snapshots (0: none)
@@ -97,9 +97,9 @@ class Hyper:
 
 # Default recipe of each game: what `python -m agents.learner --game G` runs (see agents/models/README.md).
 RECIPES = {
-    "quando": dict(bc_decisions=2_000_000, hidden=(256, 256)),
-    "cabo": dict(bc_decisions=2_000_000, hidden=(256, 128)),
-    "help": dict(bc_decisions=1_000_000, hidden=(256, 256)),
+    "quando": dict(bc_decisions=2_000_000),
+    "cabo": dict(bc_decisions=2_000_000),
+    "help": dict(bc_decisions=1_000_000),
 }
 
 
