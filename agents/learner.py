@@ -542,7 +542,14 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    for name in ("timesteps", "eval_every", "checkpoint_every", "threads", "eval_games", "seconds"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            p.error(f"--{name.replace('_', '-')} {value}: give a number > 0")
+    if args.resume and not (Path(args.out or f"runs/learned_{args.game}") / "state.json").exists():
+        p.error(f"--resume: no run saved in {args.out or f'runs/learned_{args.game}'} (no state.json there)")
     hp = None if args.resume else hyper_from_args(args)
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm

@@ -326,3 +326,13 @@ def test_settings_are_checked():
         Hyper(num_games=0)
     with pytest.raises(SystemExit, match="--set 'speed=3'"):
         main(["--set", "speed=3"])
+
+
+@pytest.mark.parametrize("args,message", [(["--eval-every", "0"], "--eval-every 0: give a number > 0"),
+                                          (["--timesteps", "-5"], "--timesteps -5: give a number > 0"),
+                                          (["--seconds", "0"], "--seconds 0.0: give a number > 0"),
+                                          (["--resume"], "--resume: no run saved in")])
+def test_command_line_values_are_checked_before_anything_is_written(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "run"), *args])
+    assert message in capsys.readouterr().err and not (tmp_path / "run").exists()
