@@ -33,12 +33,14 @@ def check_agent(name: str, game: str = "quando") -> None:
     """Refuse what make_agent(name, game=game) would refuse: ValueError for an unknown name or a path where none
     is taken, FileNotFoundError for a model file or checkpoint that does not exist. Builds nothing, loads no
     file."""
+    from . import learned
     from .ppo import default_model
 
     key, _, arg = str(name).partition(":")
     own = game_agents(game)
-    if arg and key not in ("ppo", "rllib"):
-        raise ValueError(f"agent {name!r}: only ppo and rllib take a path (ppo:PATH, rllib:CHECKPOINT)")
+    if arg and key not in ("ppo", "rllib", "learned"):
+        raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
+                         "rllib:CHECKPOINT)")
     if key in ("random", "rollout") or key in own:
         return
     if key == "ppo":
@@ -48,18 +50,25 @@ def check_agent(name: str, game: str = "quando") -> None:
                              f" (no {game} model is shipped): train one with `python train.py --game {game}` "
                              "and give ppo:PATH"))
         return
+    if key == "learned":
+        path = Path(arg) if arg else learned.default_model(game)
+        if not path.is_file():
+            raise FileNotFoundError(f"agent {name!r}: no learned model at {path}: train one with `python -m "
+                                    f"agents.learner --game {game}` and give learned:PATH")
+        return
     if key == "rllib" and arg:
         if not Path(arg).exists():
             raise FileNotFoundError(f"agent {name!r}: no RLlib checkpoint at {arg}")
         return
-    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH or "
-                     "rllib:CHECKPOINT")
+    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH, learned, "
+                     "learned:PATH or rllib:CHECKPOINT")
 
 
 def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwargs) -> Agent:
-    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, rllib:CHECKPOINT (a policy trained
-    with quando_env.integrations.rllib), or one of the game's own (greedy, heuristic). ppo:PATH and
-    rllib:CHECKPOINT run code from their file as they load it (pickle): load only files you trust."""
+    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, learned, learned:PATH (a model of
+    agents.learner), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), or one of the game's
+    own (greedy, heuristic). ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle):
+    load only files you trust; learned models are read without pickle."""
     check_agent(name, game)
     key, _, arg = name.partition(":")
     own = game_agents(game)
@@ -72,5 +81,8 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwarg
         return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, **kwargs)
+    if key == "learned":
+        from .learned import LearnedAgent
+        return LearnedAgent(arg or None, game=game, **kwargs)
     from .rllib_agent import RLlibAgent
     return RLlibAgent(arg, **kwargs)

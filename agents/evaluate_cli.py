@@ -15,8 +15,8 @@ from . import check_agent, make_agent
 from .evaluation import Interrupted, build_agents, format_table, play_match
 from .league import format_ratings, play_league
 
-NAMES_HELP = ("agent names: random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH or "
-              "rllib:CHECKPOINT; ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle), so "
+NAMES_HELP = ("agent names: random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH, "
+              "learned:PATH (a model of agents.learner) or rllib:CHECKPOINT; ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle), so "
               "load only files you trust")
 MAX_GAMES = 10_000_000        # games of a match (or per lineup): the per-game results held take 16 bytes a seat
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)

@@ -209,7 +209,7 @@ def test_make_agent_names():
     assert isinstance(make_agent("rollout"), RolloutAgent)
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("alphazero")
-    with pytest.raises(ValueError, match="only ppo and rllib take a path"):
+    with pytest.raises(ValueError, match="only ppo, learned and rllib take a path"):
         make_agent("heuristic:x")
     with pytest.raises(FileNotFoundError, match="no PPO model"):
         make_agent("ppo:/nonexistent/model.zip")

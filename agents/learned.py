@@ -1,0 +1,144 @@
+"""LearnedAgent: a policy trained by agents.learner, read from a model file that holds no code.
+
+A model file is a numpy .npz read with allow_pickle=False: a JSON header (array "header", one string) and the
+weights of a ReLU MLP in torch's layout (out, in): trunk.0, trunk.2, ... then the heads "policy" (one output per
+action: logits, or action values for a Deep Monte-Carlo model) and "value". Loading checks the format, the
+names, shapes and dtypes of every array and that the weights are finite, and refuses a model of another game
+or observation length, naming both. Playing needs numpy only (no torch): the agent plays the legal action with
+the highest output.
+"""
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .base import Agent
+
+FORMAT = "quando_env-learned/1"
+MODELS = Path(__file__).resolve().parent / "models"
+HEADER_KEYS = {"format": str, "game": str, "options": dict, "obs_dim": int, "num_actions": int, "hidden": list,
+               "head": str, "info": dict}
+HEADS = ("policy", "q")
+
+
+def default_model(game: str, num_players: int = 4) -> Path:
+    """Where the shipped model of a game lies: agents/models/learned_<game>_<n>p.npz."""
+    return MODELS / f"learned_{game}_{num_players}p.npz"
+
+
+def weight_shapes(header: dict) -> dict:
+    """name -> shape of every array a model with this header holds (torch's Linear layout: (out, in))."""
+    sizes = [header["obs_dim"], *header["hidden"]]
+    shapes = {}
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        shapes[f"trunk.{2 * i}.weight"], shapes[f"trunk.{2 * i}.bias"] = (b, a), (b,)
+    shapes["policy.weight"], shapes["policy.bias"] = (header["num_actions"], sizes[-1]), (header["num_actions"],)
+    shapes["value.weight"], shapes["value.bias"] = (1, sizes[-1]), (1,)
+    return shapes
+
+
+def check_header(header, where: str) -> dict:
+    """The header if it is one this version reads, else ValueError saying what is wrong."""
+    if not isinstance(header, dict):
+        raise ValueError(f"{where}: the header is not a JSON object")
+    for key, kind in HEADER_KEYS.items():
+        value = header.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{where}: header field {key!r} must be of type {kind.__name__}, got {value!r}")
+    if header["format"] != FORMAT:
+        raise ValueError(f"{where}: format {header['format']!r}, this version reads {FORMAT!r}")
+    if header["head"] not in HEADS:
+        raise ValueError(f"{where}: head {header['head']!r}, expected one of {HEADS}")
+    sizes = [header["obs_dim"], header["num_actions"], *header["hidden"]]
+    if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1 << 16 for x in sizes):
+        raise ValueError(f"{where}: obs_dim, num_actions and hidden sizes must be integers 1..65536, got {sizes}")
+    return header
+
+
+def save_model(path, header: dict, weights: dict) -> Path:
+    """Write a model file (the header is checked, the weights stored as float32 in the order of weight_shapes)."""
+    path = Path(path)
+    check_header(header, str(path))
+    shapes = weight_shapes(header)
+    arrays = {"header": np.array(json.dumps(header))}
+    for name, shape in shapes.items():
+        w = np.asarray(weights[name], np.float32)
+        if w.shape != shape:
+            raise ValueError(f"weight {name} has shape {w.shape}, the header says {shape}")
+        arrays[name] = w
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)       # never a half-written model under the real name
+    return path
+
+
+def load_model(path, game: str | None = None, obs_dim: int | None = None) -> tuple[dict, dict]:
+    """(header, weights) of a model file, checked; game / obs_dim: refuse a model made for others."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no learned model at {path}: train one with `python -m agents.learner --game "
+                                f"{game or 'GAME'} --out DIR` and copy DIR/model.npz there, or give learned:PATH")
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as e:
+        raise ValueError(f"{path}: not a learned model file ({type(e).__name__}: {e})") from None
+    head = arrays.pop("header", None)
+    if head is None or head.shape != () or head.dtype.kind != "U":
+        raise ValueError(f"{path}: not a learned model file (no JSON header)")
+    try:
+        header = json.loads(str(head))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: the header is not JSON ({e})") from None
+    check_header(header, str(path))
+    shapes = weight_shapes(header)
+    if set(arrays) != set(shapes):
+        raise ValueError(f"{path}: arrays {sorted(arrays)}, a model with this header has {sorted(shapes)}")
+    for name, shape in shapes.items():
+        w = arrays[name]
+        if w.dtype != np.float32 or w.shape != shape or not np.isfinite(w).all():
+            raise ValueError(f"{path}: {name} must be finite float32 of shape {shape}, got {w.dtype} {w.shape}")
+    if game is not None and header["game"] != game or obs_dim is not None and header["obs_dim"] != obs_dim:
+        wanted = f"game {game or header['game']!r}" + (f" with observations of length {obs_dim}" if obs_dim else "")
+        raise ValueError(f"{path} is a model of game {header['game']!r} with observations of length "
+                         f"{header['obs_dim']}; it cannot play {wanted}")
+    return header, arrays
+
+
+def forward(weights: dict, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(policy head (B, num_actions), value (B,)) of the MLP for observations (B, obs_dim), in numpy."""
+    x = np.asarray(obs, np.float32)
+    i = 0
+    while f"trunk.{i}.weight" in weights:
+        x = np.maximum(x @ weights[f"trunk.{i}.weight"].T + weights[f"trunk.{i}.bias"], 0.0)
+        i += 2
+    return x @ weights["policy.weight"].T + weights["policy.bias"], (x @ weights["value.weight"].T)[:, 0] + \
+        weights["value.bias"][0]
+
+
+class LearnedAgent(Agent):
+    """Plays the legal action with the highest policy output of a learned model (a file, or header and weights
+    held in memory, e.g. the learner's snapshots)."""
+
+    name = "learned"
+
+    def __init__(self, path=None, game: str | None = None, header: dict | None = None, weights: dict | None = None):
+        if header is None:
+            path = Path(path) if path is not None else default_model(game or "quando")
+            header, weights = load_model(path, game=game)
+        self.path, self.header, self.weights = path, header, weights
+        self.num_actions = header["num_actions"]
+
+    def scores(self, obs, masks) -> np.ndarray:
+        """(B, num_actions) policy outputs, -inf where illegal."""
+        if obs.shape[1] != self.header["obs_dim"]:
+            raise ValueError(f"this learned model of {self.header['game']!r} takes observations of length "
+                             f"{self.header['obs_dim']}, got {obs.shape[1]} (another game or player count?)")
+        return np.where(masks, forward(self.weights, obs)[0], -np.inf)
+
+    def act_batch(self, obs, masks):
+        return self.scores(obs, masks).argmax(axis=1)
+
+    def __repr__(self):
+        return f"LearnedAgent({str(self.path) if self.path else 'in memory'!r})"

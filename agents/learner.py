@@ -1,0 +1,656 @@
+"""A batched self-play learner written once over the game contract (quando_env.core.Game): any game with a
+heuristic agent trains with it, and the result plays as agents.learned.LearnedAgent.
+
+    python -m agents.learner --game cabo --seconds 600 --out runs/learned_cabo
+
+How it plays. `num_games` games of one VectorGame are stepped together; every game has an owner per seat, drawn
+when its episode starts: the learner, or an opponent from the pool (the game's heuristic, frozen snapshots of
+the learner). One seat per game is always the learner's; each other seat is too with probability
+`self_play_share`. Per step, all games' observations of the player to move and legal masks are read at once
+(`seat_view`); the learner's rows go through the torch MLP in one batch (masked categorical), the opponents' rows
+through each pool entry's act in one batch. The policy sees the seat's observation alone.
+
+How decisions earn rewards (per-seat trajectories). Rewards are those of reward="points", shaped: a step's
+reward for a seat is `points_coef` times its points less the mean of the other seats' (round points, oriented by
+the game so that more is better), and at the end of an episode +-`win_reward` by the game's own `winners`. What
+a seat collects between two of its decisions belongs to the earlier one (`last[g, seat]` is the seat's pending
+decision, `nxt` links it to the seat's next one). A decision still pending when a rollout ends is carried into
+the next rollout, so every trained decision has its full reward; its predecessor's advantage is cut there
+(lambda-truncated, bootstrapped by the pending decision's value).
+
+How it learns (`method`):
+- "ppo": PPO with GAE over the per-seat chains, clipped ratio, entropy bonus, value loss;
+- "dmc": Deep Monte-Carlo (DouZero): the policy head is read as action values, trained toward the seat's
+  return (lambda = 1), epsilon-greedy acting;
+- `bc_decisions` > 0 first: the heuristic plays every seat and the policy imitates it (cross-entropy, or for
+  "dmc" the action values of its moves), the value head learns its returns: a warm start.
+
+Reproducible: torch, numpy and the engine are seeded from `seed`; with the same seed and thread count the run
+and its weights are the same. Model files hold no pickle (agents.learned).
+"""
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from quando_env.registry import game_class, game_names
+
+from .learned import FORMAT, LearnedAgent, load_model, save_model
+
+LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
+
+
+@dataclass
+class Hyper:
+    """Every setting of a run (stored with it; `--set name=value` changes one)."""
+
+    game: str = "quando"
+    num_players: int = 4
+    options: dict = field(default_factory=dict)    # the game's other options (defaults otherwise)
+    method: str = "ppo"                            # "ppo" or "dmc"
+    seed: int = 0
+    threads: int = 1                               # torch threads (numba: at most as many)
+    num_games: int = 256                           # games stepped together
+    rollout_steps: int = 64                        # steps of every game per update
+    hidden: tuple = (128, 128)                     # MLP trunk widths
+    lr: float = 3e-4
+    bc_lr: float = 1e-3                            # learning rate of the warm start
+    gamma: float = 0.997
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    epochs: int = 2                                # passes over each rollout
+    minibatch: int = 2048
+    epsilon: float = 0.05                          # dmc: share of random legal moves
+    win_reward: float = 1.0                        # +- at the end of an episode, by the game's winners
+    points_coef: float = 0.02                      # times (own points - mean of the others'), per step
+    self_play_share: float = 0.5                   # chance that each other seat is the learner too
+    heuristic_share: float = 0.5                   # of the pool draws, once there are snapshots
+    pool_size: int = 4                             # snapshots kept
+    snapshot_every: int = 1_000_000                # decisions between snapshots (0: none)
+    bc_decisions: int = 0                          # heuristic decisions imitated first (0: no warm start)
+    eval_games: int = 400
+    eval_seed: int = 10_000_000
+
+    def __post_init__(self):
+        self.hidden = tuple(int(h) for h in self.hidden)
+        if self.method not in ("ppo", "dmc"):
+            raise ValueError(f"method={self.method!r}: choose ppo or dmc")
+        for name in ("num_players", "num_games", "rollout_steps", "epochs", "minibatch", "pool_size", "threads",
+                     "eval_games"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r}: an integer >= 1")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden={self.hidden!r}: one or more widths >= 1")
+        for name in ("self_play_share", "heuristic_share", "epsilon"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name}={getattr(self, name)!r}: a number in [0, 1]")
+
+
+# Default recipe of each game: what `python -m agents.learner --game G` runs (see agents/models/README.md): a
+# long warm start (in short runs imitation accuracy kept rising with it: Quando 0.92 after 2.6M decisions, Cabo
+# 0.99 after 1.9M, Help! at parity after 3M), then PPO at a lower learning rate against the pool.
+RECIPES = {
+    "quando": dict(bc_decisions=20_000_000, lr=1e-4),
+    "cabo": dict(bc_decisions=20_000_000, lr=1e-4),
+    "help": dict(bc_decisions=5_000_000, lr=1e-4),
+}
+
+
+class Net(nn.Module):
+    """A ReLU MLP trunk with a policy head (one output per action) and a value head."""
+
+    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple):
+        super().__init__()
+        layers, width = [], obs_dim
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, num_actions)
+        self.value = nn.Linear(width, 1)
+        for layer in self.modules():
+            if isinstance(layer, nn.Linear):
+                nn.init.orthogonal_(layer.weight, 0.01 if layer is self.policy else 2 ** 0.5)
+                nn.init.zeros_(layer.bias)
+
+    def forward(self, x):
+        z = self.trunk(x)
+        return self.policy(z), self.value(z).squeeze(-1)
+
+
+def masked_log_probs(logits, masks):
+    """log-softmax over the legal actions (illegal ones get -1e9: probability 0, no NaN in p * log p)."""
+    return torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=-1)
+
+
+class Learner:
+    """The state of a run: the games, the network, the optimizer, the pool, the rollout buffer, the counters."""
+
+    def __init__(self, hp: Hyper, heuristic=None):
+        from . import game_agents
+
+        self.hp = hp
+        torch.set_num_threads(hp.threads)
+        torch.manual_seed(hp.seed)
+        self.rng = np.random.default_rng(hp.seed)
+        self.game = game_class(hp.game)(hp.num_games, seed=hp.seed, autoreset=False, num_players=hp.num_players,
+                                        **hp.options)
+        g = self.game
+        self.n, self.B, self.obs_dim, self.num_actions = g.num_players, g.num_games, g.obs_dim, g.num_actions
+        self.heuristic = heuristic if heuristic is not None else game_agents(hp.game)["heuristic"]()
+        self.net = Net(self.obs_dim, self.num_actions, hp.hidden)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=hp.bc_lr if hp.bc_decisions > 0 else hp.lr, eps=1e-5)
+        self.snapshots = []                 # LearnedAgents holding frozen copies of the weights
+        self.rows = np.arange(self.B)
+        self.owner = np.full((self.B, self.n), LEARNER, np.int64)
+        self.last = np.full((self.B, self.n), -1, np.int64)    # each seat's pending decision (buffer row)
+        cap = self.B * hp.rollout_steps + self.B * self.n      # a rollout's decisions + the carried ones
+        self.buf = {"obs": np.zeros((cap, self.obs_dim), np.float32),
+                    "mask": np.zeros((cap, self.num_actions), bool),
+                    "act": np.zeros(cap, np.int64), "logp": np.zeros(cap, np.float32),
+                    "val": np.zeros(cap, np.float32), "rew": np.zeros(cap, np.float32),
+                    "done": np.zeros(cap, bool), "nxt": np.full(cap, -1, np.int64)}
+        self.count = 0                      # rows of the buffer in use
+        self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
+                         "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
+        self.imitating = hp.bc_decisions > 0
+        self.draw_owners(self.rows)
+
+    # ------------------------------------------------------------------ who plays which seat
+    def pool(self) -> tuple[list, np.ndarray]:
+        """(opponents, draw probabilities): the heuristic, then the snapshots."""
+        if not self.snapshots:
+            return [self.heuristic], np.ones(1)
+        k = len(self.snapshots)
+        return [self.heuristic, *self.snapshots], np.array([self.hp.heuristic_share] +
+                                                          [(1 - self.hp.heuristic_share) / k] * k)
+
+    def draw_owners(self, games: np.ndarray) -> None:
+        """Owners of the seats of games starting an episode: one learner seat, the rest learner or pool."""
+        k = games.size
+        if self.imitating:              # warm start: the heuristic plays every seat, all recorded
+            self.owner[games] = LEARNER
+            return
+        opponents, p = self.pool()
+        own = self.rng.choice(len(opponents), size=(k, self.n), p=p / p.sum())
+        own[self.rng.random((k, self.n)) < self.hp.self_play_share] = LEARNER
+        own[np.arange(k), self.rng.integers(self.n, size=k)] = LEARNER
+        self.owner[games] = own
+
+    # ------------------------------------------------------------------ acting
+    def seat_view(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the deciders are given in every game: the observation of the player to move and its legal mask
+        (nothing else of the game reaches a policy)."""
+        return self.game.observe(), self.game.legal_action_mask
+
+    def policy_probs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(B, num_actions) action probabilities of the current policy (dmc: its epsilon-greedy ones)."""
+        with torch.no_grad():
+            logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs, np.float32)))
+            m = torch.from_numpy(np.ascontiguousarray(masks, bool))
+            if self.hp.method == "ppo":
+                return masked_log_probs(logits, m).exp().numpy()
+            greedy = np.zeros(masks.shape)
+            greedy[np.arange(len(obs)), logits.masked_fill(~m, -np.inf).argmax(1).numpy()] = 1.0
+            legal = masks / masks.sum(axis=1, keepdims=True)
+            return (1 - self.hp.epsilon) * greedy + self.hp.epsilon * legal
+
+    def decide(self, obs, masks, acts=None):
+        """The learner's (actions, log-probabilities, values) for rows of observations and masks (acts: the
+        actions taken, when another player chose them: the warm start's heuristic). dmc: the values are the
+        chosen actions' values."""
+        k = obs.shape[0]
+        with torch.no_grad():
+            logits, value = self.net(torch.from_numpy(obs))
+            logp_all = masked_log_probs(logits, torch.from_numpy(masks)).numpy()
+        logits = logits.numpy()
+        if acts is None and self.hp.method == "ppo":
+            c = np.cumsum(np.exp(logp_all, dtype=np.float64), axis=1)
+            acts = (c > self.rng.random(k)[:, None] * c[:, -1:]).argmax(axis=1)   # inverse CDF: legal only
+        elif acts is None:                  # dmc: epsilon-greedy on the action values
+            explore = self.rng.random(k) < self.hp.epsilon
+            keys = np.where(masks, self.rng.random(masks.shape), -1.0)
+            acts = np.where(explore, keys.argmax(axis=1), np.where(masks, logits, -np.inf).argmax(axis=1))
+        rows = np.arange(k)
+        value = logits[rows, acts] if self.hp.method == "dmc" else value.numpy()
+        return acts, logp_all[rows, acts], value
+
+    # ------------------------------------------------------------------ experience
+    def carry_pending(self) -> None:
+        """Start a rollout: decisions still waiting for rewards move to the front of the buffer."""
+        held = self.last >= 0
+        old = self.last[held]
+        k = old.size
+        for key, arr in self.buf.items():
+            arr[:k] = arr[old]
+        self.buf["rew"][k:] = 0.0
+        self.buf["done"][:] = False
+        self.buf["nxt"][:] = -1
+        self.last[held] = np.arange(k)
+        self.count = k
+
+    def collect(self) -> tuple[list, np.ndarray]:
+        """Step every game `rollout_steps` times. Returns (row ranges of the buffer, one per step, the carried
+        rows first; ready: rows whose rewards are complete)."""
+        hp, b, g = self.hp, self.buf, self.game
+        self.carry_pending()
+        segments = [(0, self.count)]
+        actions = np.empty(self.B, np.int64)
+        for _ in range(hp.rollout_steps):
+            obs, masks = self.seat_view()
+            cur = g.current_player
+            who = self.owner[self.rows, cur]
+            mine = np.flatnonzero(who == LEARNER)
+            start = self.count
+            if mine.size:
+                o, m = obs[mine], masks[mine]
+                acts, logp, val = self.decide(o, m, self.heuristic.act(o, m) if self.imitating else None)
+                ids = start + np.arange(mine.size)
+                b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
+                seats = cur[mine]
+                prev = self.last[mine, seats]
+                b["nxt"][prev[prev >= 0]] = ids[prev >= 0]
+                self.last[mine, seats] = ids
+                actions[mine] = acts
+                self.count += mine.size
+            segments.append((start, self.count))
+            opponents, _ = self.pool()
+            for k in np.unique(who[who != LEARNER]):
+                idx = np.flatnonzero(who == k)
+                actions[idx] = opponents[k].act(obs[idx], masks[idx])
+            self.reward(g.step(actions))
+        ready = np.ones(self.count, bool)
+        ready[self.last[self.last >= 0]] = False
+        return segments, ready
+
+    def reward(self, r: np.ndarray) -> None:
+        """Credit a step's (B, n) points to each learner seat's pending decision; end and restart the episodes
+        that ended (win reward by the game's winners)."""
+        hp, g, n = self.hp, self.game, self.n
+        add = np.zeros_like(r)
+        if hp.points_coef and n > 1:
+            add += hp.points_coef * (r - (r.sum(axis=1, keepdims=True) - r) / (n - 1))
+        ended = np.flatnonzero(g.game_over | g.truncated)
+        if ended.size:
+            won = g.winners(ended)
+            add[ended] += np.where(won, hp.win_reward, -hp.win_reward)
+        held = self.last >= 0
+        self.buf["rew"][self.last[held]] += add[held]
+        if ended.size:
+            ids = self.last[ended]
+            self.buf["done"][ids[ids >= 0]] = True
+            mine = self.owner[ended] == LEARNER
+            c = self.counters
+            c["episodes"] += ended.size
+            c["learner_seats"] += int(mine.sum())
+            c["learner_wins"] += int((mine & won).sum())
+            self.last[ended] = -1
+            g.reset(games=ended)
+            self.draw_owners(ended)
+
+    def advantages(self, segments, ready, lam: float) -> tuple[np.ndarray, np.ndarray]:
+        """(advantages, returns) by GAE along each seat's chain of decisions, newest step first; a chain that
+        reaches a pending decision is cut there (bootstrapped by its value)."""
+        b, gamma = self.buf, self.hp.gamma
+        adv = np.zeros(self.count, np.float32)
+        val = b["val"][:self.count]
+        for s, e in reversed(segments):
+            nx = b["nxt"][s:e]
+            has = nx >= 0
+            nv = np.where(has, val[nx], 0.0)
+            na = np.where(has & ready[nx], adv[nx], 0.0)
+            adv[s:e] = b["rew"][s:e] + gamma * nv - val[s:e] + gamma * lam * na
+        return adv, adv + val
+
+    # ------------------------------------------------------------------ learning
+    def update(self, segments, ready) -> dict:
+        """One learning step on the ready decisions of a rollout: PPO, DMC, or imitation. Returns the logged
+        numbers (means over minibatches)."""
+        hp, b = self.hp, self.buf
+        lam = hp.gae_lambda if hp.method == "ppo" and not self.imitating else 1.0
+        adv, ret = self.advantages(segments, ready, lam)
+        idx = np.flatnonzero(ready)
+        if idx.size > 1:                    # PPO's advantages, normalized over the rollout
+            adv = (adv - adv[idx].mean()) / (adv[idx].std() + 1e-8)
+        logs = {}
+        for _ in range(hp.epochs):
+            for j in np.array_split(idx[self.rng.permutation(idx.size)], max(1, -(-idx.size // hp.minibatch))):
+                j = np.sort(j)
+                out = self.loss(torch.from_numpy(b["obs"][j]), torch.from_numpy(b["mask"][j]),
+                                torch.from_numpy(b["act"][j]), torch.from_numpy(b["logp"][j]),
+                                torch.from_numpy(adv[j]), torch.from_numpy(ret[j]))
+                self.opt.zero_grad()
+                out["loss/total"].backward()
+                out["loss/grad_norm"] = nn.utils.clip_grad_norm_(self.net.parameters(), hp.max_grad_norm)
+                self.opt.step()
+                for k, v in out.items():
+                    logs.setdefault(k, []).append(float(v.detach()))
+        logs = {k: float(np.mean(v)) for k, v in logs.items()}
+        var = float(np.var(ret[idx]))
+        logs["loss/explained_variance"] = 1 - float(np.var(ret[idx] - b["val"][idx])) / var if var > 0 else 0.0
+        logs["rollout/mean_return"] = float(ret[idx].mean()) if idx.size else 0.0
+        return logs
+
+    def loss(self, obs, masks, acts, old_logp, adv, ret) -> dict:
+        """The minibatch loss of the current phase and method, with its parts by name."""
+        hp = self.hp
+        logits, value = self.net(obs)
+        v_loss = 0.5 * ((value - ret) ** 2).mean()
+        out = {"loss/value": v_loss}
+        if hp.method == "dmc":
+            q = logits.gather(1, acts[:, None]).squeeze(1)
+            out["loss/q"] = 0.5 * ((q - ret) ** 2).mean()
+            out["loss/total"] = out["loss/q"] + hp.vf_coef * v_loss
+            return out
+        logp_all = masked_log_probs(logits, masks)
+        logp = logp_all.gather(1, acts[:, None]).squeeze(1)
+        entropy = -(logp_all.exp() * logp_all).sum(1).mean()
+        out["loss/entropy"] = entropy
+        if self.imitating:
+            out["loss/imitation"] = -logp.mean()
+            out["loss/imitation_accuracy"] = (logp_all.argmax(1) == acts).float().mean()
+            out["loss/total"] = out["loss/imitation"] + hp.vf_coef * v_loss
+            return out
+        log_ratio = logp - old_logp
+        ratio = log_ratio.exp()
+        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - hp.clip, 1 + hp.clip)).mean()
+        out["loss/policy"] = pg
+        out["loss/total"] = pg - hp.ent_coef * entropy + hp.vf_coef * v_loss
+        with torch.no_grad():
+            out["loss/approx_kl"] = ((ratio - 1) - log_ratio).mean()
+            out["loss/clip_fraction"] = ((ratio - 1).abs() > hp.clip).float().mean()
+        return out
+
+    def iteration(self) -> dict:
+        """Collect one rollout and learn from it; returns the logged numbers."""
+        t0 = time.perf_counter()
+        c = self.counters
+        before = dict(c)
+        segments, ready = self.collect()
+        t1 = time.perf_counter()
+        logs = self.update(segments, ready)
+        t2 = time.perf_counter()
+        done = int(ready.sum())
+        c["decisions"] += done
+        c["bc_decisions" if self.imitating else "rl_decisions"] += done
+        c["updates"] += 1
+        c["loop_seconds"] += t2 - t0
+        c["loop_decisions"] += done
+        seats = c["learner_seats"] - before["learner_seats"]
+        logs.update({"rollout/decisions": done, "rollout/episodes": c["episodes"] - before["episodes"],
+                     "rollout/learner_win_rate": (c["learner_wins"] - before["learner_wins"]) / seats if seats
+                     else float("nan"), "pool/snapshots": len(self.snapshots), "phase/imitating": int(self.imitating),
+                     "perf/collect_seconds": t1 - t0, "perf/update_seconds": t2 - t1,
+                     "perf/decisions_per_second": done / (t2 - t0)})
+        if self.imitating and c["bc_decisions"] >= self.hp.bc_decisions:
+            self.imitating = False          # warm start over: episodes starting from now on get pool owners
+            for group in self.opt.param_groups:
+                group["lr"] = self.hp.lr
+        elif not self.imitating and self.hp.snapshot_every and \
+                c["rl_decisions"] // self.hp.snapshot_every > before["rl_decisions"] // self.hp.snapshot_every:
+            self.snapshots = (self.snapshots + [self.agent()])[-self.hp.pool_size:]
+        return logs
+
+    # ------------------------------------------------------------------ the model
+    def weights(self) -> dict:
+        """name -> float32 numpy copy of every weight (the model file's arrays)."""
+        return {k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}
+
+    def header(self) -> dict:
+        hp = self.hp
+        return {"format": FORMAT, "game": self.game.name, "options": self.game.config.to_dict(),
+                "obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(hp.hidden),
+                "head": "q" if hp.method == "dmc" else "policy",
+                "info": {"method": hp.method, "decisions": self.counters["decisions"], "seed": hp.seed}}
+
+    def agent(self) -> LearnedAgent:
+        """The current policy as an agent (a frozen copy)."""
+        return LearnedAgent(header=self.header(), weights=self.weights())
+
+    def load_weights(self, weights: dict) -> None:
+        self.net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+
+    def evaluate(self, games: int | None = None) -> dict:
+        """Win rate (and its 95% Wilson interval) of the current policy against n - 1 heuristic players,
+        seats rotating, on the same games every time (eval_seed)."""
+        from .evaluation import play_match
+
+        hp = self.hp
+        res = play_match([self.agent()] + [self.heuristic] * (self.n - 1), games or hp.eval_games,
+                         seed=hp.eval_seed, names=["learned"] + ["heuristic"] * (self.n - 1), progress=False,
+                         game=hp.game, num_players=self.n, **hp.options).pooled()["learned"]
+        return {"decisions": self.counters["decisions"], "win_rate": res["win_rate"], "ci": res["win_rate_ci95"],
+                "mean_round_points": res["mean_round_points"]}
+
+    # ------------------------------------------------------------------ saving and resuming (no pickle)
+    def save_state(self, out: Path) -> None:
+        """The model (out/model.npz), the snapshots, and what resuming needs (out/state.npz: Adam's moments;
+        out/state.json: settings, counters, random state)."""
+        save_model(out / "model.npz", self.header(), self.weights())
+        (out / "snapshots").mkdir(exist_ok=True)
+        snaps = []
+        for i, s in enumerate(self.snapshots):
+            snaps.append(f"snapshots/pool_{i}.npz")
+            save_model(out / snaps[-1], s.header, s.weights)
+        arrays = {}
+        for i, st in self.opt.state_dict()["state"].items():
+            for k, v in st.items():
+                arrays[f"{i}.{k}"] = np.asarray(v.detach().numpy() if torch.is_tensor(v) else v)
+        np.savez(out / "state.npz", **arrays)
+        hp = dataclasses.asdict(self.hp)
+        hp["hidden"] = list(hp["hidden"])
+        (out / "state.json").write_text(json.dumps({
+            "hyper": hp, "counters": self.counters, "imitating": self.imitating, "snapshots": snaps,
+            "rng": self.rng.bit_generator.state}, indent=1))
+
+    @classmethod
+    def resume(cls, out: Path, heuristic=None) -> "Learner":
+        """A learner continuing the run saved in `out` (new games, seeded from the run's seed and updates)."""
+        state = json.loads((out / "state.json").read_text())
+        hp = Hyper(**state["hyper"])
+        self = cls(hp, heuristic)
+        _, weights = load_model(out / "model.npz", game=hp.game, obs_dim=self.obs_dim)
+        self.load_weights(weights)
+        with np.load(out / "state.npz", allow_pickle=False) as f:
+            moments = {k: f[k] for k in f.files}
+        sd = self.opt.state_dict()
+        for i in range(len(list(self.net.parameters()))):
+            if f"{i}.exp_avg" in moments:
+                sd["state"][i] = {k: torch.from_numpy(moments[f"{i}.{k}"]) for k in ("step", "exp_avg", "exp_avg_sq")}
+        self.opt.load_state_dict(sd)
+        self.counters.update(state["counters"])
+        self.imitating = state["imitating"]
+        for group in self.opt.param_groups:
+            group["lr"] = hp.bc_lr if self.imitating else hp.lr
+        self.snapshots = [LearnedAgent(out / p, game=hp.game) for p in state["snapshots"]]
+        self.rng.bit_generator.state = state["rng"]
+        self.game.reset(seed=hp.seed + 1_000_003 * self.counters["updates"])
+        self.draw_owners(self.rows)
+        return self
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m agents.learner", description="Train a learned agent by batched "
+                                "self-play against a pool (the game's heuristic, snapshots of itself).",
+                                allow_abbrev=False)
+    p.add_argument("--game", default="quando", choices=game_names())
+    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (wall time)")
+    p.add_argument("--timesteps", type=int, default=None, help="stop at this many decisions of experience")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    p.add_argument("--out", default=None, help="run folder (default runs/learned_GAME)")
+    p.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    p.add_argument("--eval-every", type=int, default=2_000_000, help="decisions between evaluations")
+    p.add_argument("--eval-games", type=int, default=None, help="games per evaluation (default 400)")
+    p.add_argument("--checkpoint-every", type=int, default=5_000_000, help="decisions between checkpoints")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="change a setting of Hyper "
+                   "(e.g. --set method=dmc --set hidden=128,128)")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def hyper_from_args(args) -> Hyper:
+    """The game's recipe, then --set, --seed, --threads, --eval-games."""
+    fields = {f.name: f for f in dataclasses.fields(Hyper)}
+    kw = {"game": args.game, **RECIPES.get(args.game, {}), "seed": args.seed, "threads": args.threads}
+    if args.eval_games is not None:
+        kw["eval_games"] = args.eval_games
+    for item in args.set:
+        name, eq, text = item.partition("=")
+        if not eq or name not in fields or name == "game":
+            raise SystemExit(f"--set {item!r}: give NAME=VALUE with NAME one of {sorted(set(fields) - {'game'})}")
+        default = fields[name].default if fields[name].default is not dataclasses.MISSING else {}
+        if isinstance(default, dict):
+            kw[name] = json.loads(text)
+        elif isinstance(default, tuple):
+            kw[name] = tuple(int(x) for x in text.split(","))
+        else:
+            kw[name] = type(default)(text)
+    return Hyper(**kw)
+
+
+def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> None:
+    """curve.png: win rate against the heuristic players (95% interval) over decisions and over wall time."""
+    from .plots import _plt
+
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    wr = np.array([e["win_rate"] for e in evaluations])
+    err = np.abs(np.array([e["ci"] for e in evaluations]).T - wr)
+    for ax, key, label in ((axes[0], "decisions", "decisions of experience"), (axes[1], "wall_seconds",
+                                                                                 "wall time (s)")):
+        ax.errorbar([e[key] for e in evaluations], wr, yerr=err, marker="o", capsize=3)
+        ax.axhline(1 / num_players, color="gray", ls="--", label=f"1/{num_players}")
+        ax.set_xlabel(label)
+        ax.legend()
+    axes[0].set_ylabel(f"win rate vs {num_players - 1} heuristic players")
+    fig.suptitle(f"{game}: learned agent against the heuristic")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    for name in ("timesteps", "eval_every", "checkpoint_every", "threads", "eval_games", "seconds"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            p.error(f"--{name.replace('_', '-')} {value}: give a number > 0")
+    if args.resume and not (Path(args.out or f"runs/learned_{args.game}") / "state.json").exists():
+        p.error(f"--resume: no run saved in {args.out or f'runs/learned_{args.game}'} (no state.json there)")
+    hp = None if args.resume else hyper_from_args(args)
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm.auto import tqdm
+
+    t_start, cpu_start = time.perf_counter(), time.process_time()
+    out = Path(args.out or f"runs/learned_{args.game}")
+    out.mkdir(parents=True, exist_ok=True)
+    logf = open(out / "log.txt", "a")
+
+    def log(msg):
+        tqdm.write(msg)
+        logf.write(msg + "\n")
+        logf.flush()
+
+    prior = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "evaluations": []}
+    if args.resume:
+        learner = Learner.resume(out)
+        if (out / "summary.json").exists():
+            prior.update(json.loads((out / "summary.json").read_text()))
+    else:
+        learner = Learner(hp)
+    import numba
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    hp, c = learner.hp, learner.counters
+    evaluations = list(prior["evaluations"])
+    log(f"python -m agents.learner {' '.join(sys.argv[1:] if argv is None else argv)}")
+    writer = SummaryWriter(str(out / "tb"))
+
+    def wall():
+        return prior["wall_seconds"] + time.perf_counter() - t_start
+
+    def summary() -> dict:
+        s = {"game": hp.game, "num_players": hp.num_players, "options": learner.game.config.to_dict(),
+             "method": hp.method, "decisions": c["decisions"], "bc_decisions": c["bc_decisions"],
+             "decisions_per_second": c["loop_decisions"] / max(c["loop_seconds"], 1e-9),
+             "wall_seconds": wall(), "cpu_seconds": prior["cpu_seconds"] + time.process_time() - cpu_start,
+             "evaluations": evaluations, "model": str(out / "model.npz"),
+             "hyper": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(hp).items()}}
+        (out / "summary.json").write_text(json.dumps(s, indent=1))
+        return s
+
+    def evaluate():
+        t = time.perf_counter()
+        e = {**learner.evaluate(), "wall_seconds": wall()}
+        evaluations.append(e)
+        for k in ("win_rate", "mean_round_points"):
+            writer.add_scalar(f"eval/{k}", e[k], c["decisions"])
+        writer.add_scalar("eval/ci_low", e["ci"][0], c["decisions"])
+        writer.add_scalar("eval/ci_high", e["ci"][1], c["decisions"])
+        best = max(x["win_rate"] for x in evaluations)
+        line = (f"[eval] {c['decisions']:>11,} decisions  win rate vs {learner.n - 1} heuristic {e['win_rate']:.3f} "
+                f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]  pts/round {e['mean_round_points']:.2f}  "
+                f"({time.perf_counter() - t:.0f}s)")
+        if e["win_rate"] >= best:
+            save_model(out / "best.npz", learner.header(), learner.weights())
+            line += "  best so far: best.npz"
+        log(line)
+        plot_curve(evaluations, out / "curve.png", hp.game, learner.n)
+
+    def save():
+        learner.save_state(out)
+        summary()
+
+    goal = args.timesteps
+    bar = tqdm(total=goal, initial=c["decisions"], unit="dec", desc=f"{hp.game} {hp.method}",
+               disable=args.no_progress, smoothing=0.1)
+    next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
+    next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
+    try:
+        if not evaluations:
+            evaluate()
+        while (goal is None or c["decisions"] < goal) and (args.seconds is None or
+                                                            time.perf_counter() - t_start < args.seconds):
+            logs = learner.iteration()
+            for k, v in logs.items():
+                writer.add_scalar(k, v, c["decisions"])
+            bar.update(logs["rollout/decisions"])
+            bar.set_postfix(win=f"{logs['rollout/learner_win_rate']:.3f}", refresh=False)
+            if c["decisions"] >= next_eval:
+                next_eval += args.eval_every
+                evaluate()
+            if c["decisions"] >= next_ckpt:
+                next_ckpt += args.checkpoint_every
+                (out / "checkpoints").mkdir(exist_ok=True)
+                save_model(out / "checkpoints" / f"model_{c['decisions']}.npz", learner.header(), learner.weights())
+                save()
+        if evaluations[-1]["decisions"] != c["decisions"]:
+            evaluate()
+        save()
+    except KeyboardInterrupt:
+        bar.close()
+        save()
+        print(f"interrupted at {c['decisions']:,} decisions: model and state saved in {out} (--resume continues)")
+        return 130
+    bar.close()
+    writer.close()
+    s = summary()
+    log(f"done: {c['decisions']:,} decisions at {s['decisions_per_second']:,.0f}/s, final win rate "
+        f"{evaluations[-1]['win_rate']:.3f}, model {out / 'model.npz'}, best {out / 'best.npz'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

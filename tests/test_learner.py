@@ -1,0 +1,338 @@
+"""agents.learner and agents.learned: learning happens, runs repeat, decisions earn the right rewards, the policy
+sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
+malformed files are refused."""
+import json
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.base import Agent
+from agents.evaluation import play_match
+from agents.learned import LearnedAgent, load_model, save_model
+from agents.learner import LEARNER, Hyper, Learner, main
+from agents.random_agent import RandomAgent
+from quando_env import registry
+from quando_env.registry import game_class
+
+GAMES = ("quando", "cabo", "help")
+
+
+class KeepAgent(Agent):
+    """Tiny's stand-in heuristic: always keeps its card (the learner must find out when to swap)."""
+
+    def act_batch(self, obs, masks):
+        return np.zeros(len(obs), np.int64)
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """The tiny test game (tests/tiny_game.py) in the registry, for this test only."""
+    monkeypatch.setitem(registry.GAMES, "tiny", "tiny_game")
+    return "tiny"
+
+
+def tiny_hyper(**kw) -> Hyper:
+    return Hyper(**{"game": "tiny", "num_players": 2, "num_games": 64, "rollout_steps": 16, "hidden": (32,),
+                    "lr": 3e-3, "minibatch": 256, "points_coef": 0.5, "snapshot_every": 0, "eval_games": 400, **kw})
+
+
+def small_learner(game, **kw) -> Learner:
+    return Learner(Hyper(**{"game": game, "num_games": 16, "rollout_steps": 8, "hidden": (16,), "minibatch": 64,
+                            **kw}))
+
+
+# ---------------------------------------------------------------- learning, on any game of the contract
+def test_a_short_run_on_the_tiny_game_clearly_beats_random_and_its_own_heuristic(tiny):
+    """Every game through the contract: Tiny (written against quando_env.core.Game alone) trains with a heuristic
+    handed in and no learner change; half a second of PPO finds when to swap."""
+    learner = Learner(tiny_hyper(), heuristic=KeepAgent())
+    before = learner.evaluate()["win_rate"]
+    for _ in range(40):
+        learner.iteration()
+    res = play_match([learner.agent(), RandomAgent(seed=0)], 400, seed=5, game=tiny, names=["learned", "random"],
+                     progress=False).pooled()
+    assert res["learned"]["win_rate"] >= 0.62                        # random against random: 0.5
+    after = learner.evaluate()
+    assert after["win_rate"] >= 0.62 and after["win_rate"] > before + 0.15 and after["ci"][0] > 0.5
+
+
+@pytest.mark.parametrize("method", ["ppo", "dmc"])
+def test_the_same_seed_gives_the_same_weights_and_another_seed_others(tiny, method):
+    def run(seed):
+        learner = Learner(tiny_hyper(seed=seed, method=method, num_games=32, rollout_steps=8, bc_decisions=300,
+                                     snapshot_every=200, self_play_share=0.3), heuristic=KeepAgent())
+        for _ in range(8):
+            learner.iteration()
+        assert learner.snapshots and not learner.imitating          # every phase and the pool took part
+        return learner.weights()
+
+    a, b, c = run(3), run(3), run(4)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not all(np.array_equal(a[k], c[k]) for k in a)
+
+
+# ---------------------------------------------------------------- per-seat rewards
+def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_earlier_one():
+    """Two rollouts of Help! (4 seats, learner and heuristic owners mixed, episodes ending inside them) against a
+    plain per-game replay of the same steps: each decision's reward, successor, end flag and (values zeroed)
+    undiscounted return."""
+    learner = Learner(Hyper(game="help", num_games=16, rollout_steps=60, hidden=(16,), self_play_share=0.5,
+                            points_coef=0.1, win_reward=1.0, gamma=1.0, bc_decisions=0))
+    n, hp = learner.n, learner.hp
+    steps = []                      # per step: cur, owners, rewards, ended games and their winners
+    view, credit = learner.seat_view, learner.reward
+
+    def seat_view():
+        steps.append({"cur": learner.game.current_player.copy(), "owner": learner.owner.copy()})
+        return view()
+
+    def reward(r):
+        ended = np.flatnonzero(learner.game.game_over | learner.game.truncated)
+        steps[-1].update(r=r.copy(), ended=ended, won=learner.game.winners(ended))
+        credit(r)
+
+    learner.seat_view, learner.reward = seat_view, reward
+    rows_of = []                    # per rollout: key (step, game) -> buffer row
+    key_of_row = {}
+    for _ in range(2):
+        carried = learner.last[learner.last >= 0]
+        first = len(steps)
+        keys = {key_of_row[int(r)]: j for j, r in enumerate(carried)}
+        segments, ready = learner.collect()
+        for t in range(first, len(steps)):
+            st = steps[t]
+            mine = np.flatnonzero(st["owner"][np.arange(hp.num_games), st["cur"]] == LEARNER)
+            s, e = segments[t - first + 1]
+            assert e - s == mine.size
+            keys.update({(t, int(g)): s + j for j, g in enumerate(mine)})
+        rows_of.append((keys, segments, ready))
+        key_of_row = {row: key for key, row in keys.items()}
+    assert sum(st["ended"].size for st in steps) >= 5
+
+    # The replay: one game at a time, one step at a time.
+    rew, nxt, done = {}, {}, {}
+    pending = {}
+    for t, st in enumerate(steps):
+        for g in range(hp.num_games):
+            seat = int(st["cur"][g])
+            if st["owner"][g, seat] == LEARNER:
+                if (g, seat) in pending:
+                    nxt[pending[(g, seat)]] = (t, g)
+                pending[(g, seat)] = (t, g)
+                rew[(t, g)], done[(t, g)] = 0.0, False
+            r = st["r"][g].astype(np.float64)
+            shaped = hp.points_coef * (r - (r.sum() - r) / (n - 1))
+            if g in st["ended"]:
+                shaped += np.where(st["won"][list(st["ended"]).index(g)], 1.0, -1.0)
+            for s in range(n):
+                if (g, s) in pending:
+                    rew[pending[(g, s)]] += shaped[s]
+            if g in st["ended"]:
+                for s in range(n):
+                    if (g, s) in pending:
+                        done[pending.pop((g, s))] = True
+    keys, segments, ready = rows_of[1]
+    buf = learner.buf
+    for key, row in keys.items():
+        assert buf["rew"][row] == pytest.approx(rew[key], abs=1e-5), key
+        assert bool(buf["done"][row]) == done[key]
+        assert buf["nxt"][row] == (keys[nxt[key]] if key in nxt else -1)
+    assert not ready[[keys[k] for k in pending.values()]].any() and ready.sum() == len(keys) - len(pending)
+    # Undiscounted returns with zero values: the rewards of the decision and of the seat's later ones, up to a
+    # decision still pending (it is carried into the next rollout and trained there).
+    buf["val"][:] = 0.0
+    _, ret = learner.advantages(segments, ready, 1.0)
+    for key, row in keys.items():
+        total, k = rew[key], key
+        while k in nxt and ready[keys[nxt[k]]]:
+            k = nxt[k]
+            total += rew[k]
+        if ready[row]:
+            assert ret[row] == pytest.approx(total, abs=1e-4)
+
+
+# ---------------------------------------------------------------- the policy's input
+@pytest.mark.parametrize("game", GAMES)
+def test_the_policy_depends_only_on_the_seats_observation(game):
+    """Worlds sampled consistent with one seat's observation differ in what it has not seen; the learner's view
+    of them and its action probabilities are identical. A planted leak (the next seat's observation) fails."""
+    cls = game_class(game)
+    src = cls(1, seed=7, autoreset=False, num_players=4)
+    for _ in range(30):
+        src.step(src.sample_actions())
+    while src.legal_action_mask[0].sum() < 2:          # a decision with a choice
+        src.step(src.sample_actions())
+    obs = src.observe()[0]
+    worlds = cls.sample_states(obs, 16, src.config, seed=1)
+    learner = small_learner(game, hidden=(64,))
+    with __import__("torch").no_grad():
+        for p in learner.net.parameters():
+            p.normal_(0.0, 0.1)              # probabilities far from uniform: an input change moves them
+    learner.game.load_states(worlds)
+    assert len({learner.game.state()[i].tobytes() for i in range(16)}) > 1      # the hidden parts differ
+    o, m = learner.seat_view()
+    assert (o == obs).all()
+    probs = learner.policy_probs(o, m)
+    assert (probs == probs[0]).all() and probs[0].max() < 1.0
+
+    nxt = (learner.game.current_player + 1) % 4
+    leaked = learner.policy_probs(learner.game.observe(players=nxt), m)
+    assert not (leaked == leaked[0]).all()
+
+    # What collection hands the policy is that same view, row for row.
+    seen = []
+    decide = learner.decide
+    learner.decide = lambda o, m, acts=None: (seen.append(o.copy()), decide(o, m, acts))[1]
+    learner.hp.rollout_steps = 1
+    expected = learner.game.observe()
+    mine = np.flatnonzero(learner.owner[np.arange(16), learner.game.current_player] == LEARNER)
+    learner.collect()
+    assert np.array_equal(seen[0], expected[mine])
+
+
+# ---------------------------------------------------------------- model files
+@pytest.mark.parametrize("game", GAMES)
+def test_a_saved_model_loads_and_plays_legal_moves_in_play_match(tmp_path, game):
+    learner = small_learner(game)
+    learner.iteration()
+    path = save_model(tmp_path / "m.npz", learner.header(), learner.weights())
+    agent = make_agent(f"learned:{path}", game=game)
+    assert isinstance(agent, LearnedAgent) and agent.header["info"]["decisions"] == learner.counters["decisions"]
+    heuristic = make_agent("heuristic", game=game)
+    res = play_match([agent, heuristic, heuristic, heuristic], 4, seed=0, game=game, progress=False,
+                     names=["learned", "h", "h", "h"])        # the engine refuses any illegal move
+    assert res.pooled()["learned"]["games"] == 4
+    o, m = learner.seat_view()
+    np.testing.assert_array_equal(agent.act(o, m), learner.agent().act(o, m))
+    assert m[np.arange(len(o)), agent.act(o, m)].all()
+
+
+def test_the_default_model_path_says_how_to_train_it():
+    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m agents.learner "
+                       r"--game nogame"):
+        LearnedAgent(game="nogame")
+
+
+@pytest.fixture
+def saved(tmp_path):
+    """A small Help! model on disk: (path, header, weights)."""
+    learner = small_learner("help")
+    return save_model(tmp_path / "ok.npz", learner.header(), learner.weights()), learner.header(), learner.weights()
+
+
+def rewrite(path, header, weights, **arrays):
+    np.savez(path, header=np.array(json.dumps(header)), **{**weights, **arrays})
+    return path
+
+
+class Boom:
+    """Unpickling this creates a file."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_foreign_or_malformed_model_file_is_refused_with_a_clear_error(tmp_path, saved):
+    path, header, weights = saved
+    with pytest.raises(ValueError, match=r"ok\.npz is a model of game 'help' with observations of length 228; it "
+                       "cannot play game 'cabo'"):
+        make_agent(f"learned:{path}", game="cabo")
+    with pytest.raises(ValueError, match="cannot play game 'help' with observations of length 252"):
+        load_model(path, game="help", obs_dim=252)
+    agent = LearnedAgent(path, game="help")
+    with pytest.raises(ValueError, match="takes observations of length 228, got 252"):
+        agent.act(np.zeros((1, 252), np.float32), np.ones((1, 105), bool))
+
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip at all")
+    with pytest.raises(ValueError, match="not a learned model file"):
+        LearnedAgent(bad)
+    np.savez(bad, **weights)
+    with pytest.raises(ValueError, match="no JSON header"):
+        LearnedAgent(bad)
+    np.savez(bad, header=np.array("{not json"), **weights)
+    with pytest.raises(ValueError, match="the header is not JSON"):
+        LearnedAgent(bad)
+    with pytest.raises(ValueError, match="format 'other/9'"):
+        LearnedAgent(rewrite(bad, {**header, "format": "other/9"}, weights))
+    with pytest.raises(ValueError, match="header field 'obs_dim' must be of type int"):
+        LearnedAgent(rewrite(bad, {**header, "obs_dim": "228"}, weights))
+    with pytest.raises(ValueError, match=r"trunk\.0\.weight must be finite float32 of shape \(16, 228\)"):
+        LearnedAgent(rewrite(bad, header, weights, **{"trunk.0.weight": np.zeros((16, 227), np.float32)}))
+    with pytest.raises(ValueError, match="must be finite"):
+        LearnedAgent(rewrite(bad, header, weights, **{"value.bias": np.array([np.nan], np.float32)}))
+    with pytest.raises(ValueError, match="arrays .*extra"):
+        LearnedAgent(rewrite(bad, header, weights, extra=np.zeros(1, np.float32)))
+    # A pickled payload in the file is refused, never run.
+    ran = tmp_path / "pickle_ran"
+    np.savez(bad, header=np.array([Boom(ran)], dtype=object), **weights)
+    assert b"pickle_ran" in bad.read_bytes()                          # the payload is in the file
+    with pytest.raises(ValueError, match="not a learned model file"):
+        LearnedAgent(bad)
+    assert not ran.exists()
+
+
+# ---------------------------------------------------------------- the command line
+def run_args(out, *extra):
+    return ["--game", "help", "--out", str(out), "--eval-every", "1500", "--eval-games", "8", "--checkpoint-every",
+            "1500", "--set", "num_games=16", "--set", "rollout_steps=16", "--set", "hidden=16", "--set",
+            "bc_decisions=1000", "--no-progress", *extra]
+
+
+def test_a_run_writes_model_summary_curve_checkpoints_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    assert main(run_args(out, "--timesteps", "3000")) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["game"] == "help" and s["decisions"] >= 3000 and s["bc_decisions"] >= 1000
+    assert s["decisions_per_second"] > 0 and s["wall_seconds"] > 0 and s["cpu_seconds"] > 0
+    assert [e["decisions"] for e in s["evaluations"]][0] == 0 and s["evaluations"][-1]["decisions"] == s["decisions"]
+    assert all(0 <= e["ci"][0] <= e["win_rate"] <= e["ci"][1] <= 1 for e in s["evaluations"])
+    assert (out / "curve.png").stat().st_size > 0 and any((out / "tb").iterdir())
+    assert any((out / "checkpoints").iterdir()) and (out / "best.npz").exists()
+    LearnedAgent(out / "model.npz", game="help")
+    assert main(run_args(out, "--timesteps", "5000", "--resume")) == 0
+    s2 = json.loads((out / "summary.json").read_text())
+    assert s2["decisions"] >= 5000 and s2["evaluations"][:len(s["evaluations"])] == s["evaluations"]
+    assert s2["wall_seconds"] > s["wall_seconds"]
+
+
+def test_ctrl_c_saves_the_model_and_summary_and_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    calls = []
+    iteration = Learner.iteration
+
+    def interrupted(self):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return iteration(self)
+
+    monkeypatch.setattr(Learner, "iteration", interrupted)
+    out = tmp_path / "run"
+    assert main(run_args(out, "--timesteps", "100000")) == 130
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1].startswith("interrupted at ") and "--resume" in lines[-1]
+    assert json.loads((out / "summary.json").read_text())["decisions"] > 0
+    LearnedAgent(out / "model.npz", game="help")
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match="method='a2c': choose ppo or dmc"):
+        Hyper(method="a2c")
+    with pytest.raises(ValueError, match="num_games=0"):
+        Hyper(num_games=0)
+    with pytest.raises(SystemExit, match="--set 'speed=3'"):
+        main(["--set", "speed=3"])
+
+
+@pytest.mark.parametrize("args,message", [(["--eval-every", "0"], "--eval-every 0: give a number > 0"),
+                                          (["--timesteps", "-5"], "--timesteps -5: give a number > 0"),
+                                          (["--seconds", "0"], "--seconds 0.0: give a number > 0"),
+                                          (["--resume"], "--resume: no run saved in")])
+def test_command_line_values_are_checked_before_anything_is_written(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "run"), *args])
+    assert message in capsys.readouterr().err and not (tmp_path / "run").exists()
