@@ -146,9 +146,7 @@ class RolloutAgent(Agent):
         pts = pts.astype(np.float64) * (-1.0 if self.kit.game_class.higher_total_wins else 1.0)
         score = pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)
         if self.game_weight:      # a round that ends the game (R19) with the agent not a winner costs extra
-            tot = vg.totals
-            target = cfg.target_score if hasattr(cfg, "target_score") else cfg.target
-            ends = over & (tot.max(axis=1) >= target)
+            ends = over & self.kit.game_class.game_ends(vg.totals, cfg)
             score += self.game_weight * (ends & ~vg.winners()[:, 0])
         start = 0
         for i, acts, k, h, _ in chunk:

@@ -361,6 +361,12 @@ class Game:
         """The most decisions one episode can take (max_steps truncates an episode)."""
         return int(config.max_steps)
 
+    @classmethod
+    def game_ends(cls, totals, config) -> np.ndarray:
+        """(k,) bool: whether a round that leaves these (k, n) game totals ends the game by the game's target
+        rule (what search agents ask of rounds they play out with episode="round")."""
+        raise NotImplementedError(f"{cls.name} does not say when totals end its game")
+
     def winners(self, games=None) -> np.ndarray:
         """(k, n) bool: the seats that win each listed game by its final totals (the best total: the highest
         when `higher_total_wins`, else the lowest)."""

@@ -19,6 +19,27 @@ def test_league_rates_the_heuristic_above_random_in_every_game(game):
     assert r["heuristic"]["mu"] > r["random"]["mu"] and r["heuristic"]["win_rate"] > r["random"]["win_rate"]
 
 
+@pytest.mark.parametrize("game,options", [("quando", {}), ("quando", {"edition": "oya"}), ("cabo", {}),
+                                          ("help", {})])
+def test_game_ends_says_what_the_engine_decides_at_every_round_end(game, options):
+    """Game.game_ends (what the rollout search asks of rounds it plays out) agrees with the engine's target
+    rule at every round end of random games, rounds that end the game and rounds that do not."""
+    cls = game_class(game)
+    target, values = {"quando": ("target_score", (15, 30, 50)), "cabo": ("target", (30, 60, 100)),
+                      "help": ("target", (2, 3, 5))}[game]
+    seen = set()
+    for value in values:
+        vg = cls(256, seed=value, autoreset=False, **options, **{target: value})
+        while (vg.current_player >= 0).any():
+            live = np.flatnonzero(vg.current_player >= 0)
+            vg.step(vg.sample_actions(live), games=live)
+            done = np.flatnonzero(vg.round_over)
+            ends = cls.game_ends(vg.totals[done], vg.config)
+            assert np.array_equal(ends, vg.game_over[done])
+            seen.update(ends.tolist())
+    assert seen == {True, False}
+
+
 @pytest.mark.parametrize("game", game_names())
 def test_winners_are_the_best_totals_in_the_direction_the_game_declares(game):
     """Game.higher_total_wins agrees with Game.winners over finished games of every game."""

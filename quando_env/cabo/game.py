@@ -82,6 +82,11 @@ class VectorGame(Game):
         return sample_states(obs, num_samples, config, seed)
 
     @classmethod
+    def game_ends(cls, totals, config):
+        """R26: a total over the target ends the game."""
+        return (np.asarray(totals) > config.target).any(axis=1)
+
+    @classmethod
     def points_bounds(cls, config):
         # minus the final total: at most the target before the last round, which adds at most a doubled
         # full hand of the highest card (R22, R23, R26)

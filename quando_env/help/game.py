@@ -97,6 +97,11 @@ class VectorGame(Game):
         return Narrator(self, labels)
 
     @classmethod
+    def game_ends(cls, totals, config):
+        """R21: a total reaching the target ends the game."""
+        return np.asarray(totals).max(axis=1) >= config.target
+
+    @classmethod
     def points_bounds(cls, config):
         # the final total: a round gives a seat at most 1 point and the game ends at the target (R20, R21)
         return 0.0, float(config.target if config.episode == "game" else 1)

@@ -110,6 +110,12 @@ class VectorGame(Game):
         return sample_states(obs, num_samples, config, seed)
 
     @classmethod
+    def game_ends(cls, totals, config):
+        """R19: a total over the target ends the game; one at the target too in kendi (oya: only above)."""
+        t = np.asarray(totals)
+        return ((t > config.target_score) | ((t == config.target_score) & (config.edition == "kendi"))).any(axis=1)
+
+    @classmethod
     def points_bounds(cls, config):
         # minus the final total: below the target before the last round, which adds at most every card's
         # higher side and the knock penalty (R17, R18, R19)
