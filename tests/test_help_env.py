@@ -278,3 +278,20 @@ def test_action_names_are_readable():
         "play 7", "Wild at slot 2", "Switch: take slot 1, put a 6", "Zap", "No!", "ask for help", "give a 9",
         "give back a 3"]
     assert len(set(VectorGame.action_names)) == NUM_ACTIONS
+
+
+def test_a_redeal_refused_for_its_starter_changes_nothing():
+    """R5 names the starter only once the cards are dealt: a record whose starter differs is refused and the
+    game is put back as it was (validate, or undo, before anything shows)."""
+    g = VectorGame(2, seed=4, num_players=4)
+    g.step(g.sample_actions())
+    setup = g.round_setup(1)
+    other = VectorGame(1, seed=9, num_players=4)
+    deck = other.round_setup(0)["deck"]
+    made = int(other.states[0]["starter"])
+    states, masks = g.states.copy(), g.masks.copy()
+    with pytest.raises(ValueError, match=rf"the record's starter is {(made + 1) % 4}, R5 makes it {made}"):
+        g.redeal(1, deck, starter=(made + 1) % 4)
+    assert g.states.tobytes() == states.tobytes() and np.array_equal(g.masks, masks)
+    g.redeal(1, deck, starter=made)
+    assert g.round_setup(1)["deck"] == deck and setup["deck"] != deck

@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..checks import is_int, shown
+from ..checks import shown
 from ..core import Game
 from . import engine as E
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
@@ -123,9 +123,12 @@ class VectorGame(Game):
         kinds = deck_to_kinds(deck)
         if starter is not None:
             self.checked_seat("starter", starter)
+        before = self.states[g].copy(), self.masks[g].copy()   # R5 names the starter only once dealt
         E.redeal_kernel(self.states, self.cfg, np.array([g]), kinds[None], self.masks)
-        if starter is not None and not (is_int(starter) and starter == self.states[g]["starter"]):
-            raise ValueError(f"the record's starter is {shown(starter)}, R5 makes it {int(self.states[g]['starter'])}")
+        made = int(self.states[g]["starter"])
+        if starter is not None and starter != made:
+            self.states[g], self.masks[g] = before
+            raise ValueError(f"the record's starter is {shown(starter)}, R5 makes it {made}")
 
     def reshuffle_record(self, g):
         s = self.states[self.game_index(g)]
