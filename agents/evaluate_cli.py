@@ -13,7 +13,7 @@ from quando_env.registry import game_class, game_names
 
 from . import check_agent, make_agent
 from .evaluation import Interrupted, build_agents, format_table, play_match
-from .league import format_ratings, play_league
+from .league import LINEUP_SEED_STEP, format_ratings, play_league
 
 NAMES_HELP = ("agent names: random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH, "
               "learned:PATH (a model of agents.learner) or rllib:CHECKPOINT; ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle), so "
@@ -21,7 +21,6 @@ NAMES_HELP = ("agent names: random, the game's own (greedy, heuristic), rollout,
 MAX_GAMES = 10_000_000        # games of a match (or per lineup): the per-game results held take 16 bytes a seat
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
-LINEUP_SEED_STEP = 100_003    # lineup l of a league plays games seeded seed + 100_003 l + j (play_league)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -72,7 +71,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     lineups = math.comb(len(names), args.players) if args.league and len(names) >= args.players else 1
     argtypes.check_seed_room(p, args.seed, LINEUP_SEED_STEP * (lineups - 1) + args.games - 1,
                              f"{lineups} lineup(s) of {args.games} games")
-    argtypes.check_seed_room(p, args.seed, AGENT_SEED_STEP * (len(names) - 1), f"{len(names)} agents")
+    seats = max(len(names), args.players)     # a match fills every seat with an agent, each seeded
+    argtypes.check_seed_room(p, args.seed, AGENT_SEED_STEP * (seats - 1), f"{seats} agents")
     for name in names:
         try:
             check_agent(name, args.game)

@@ -5,6 +5,8 @@ from itertools import combinations
 
 from .evaluation import Interrupted, SeatStats, build_agents, play_match
 
+LINEUP_SEED_STEP = 100_003    # lineup l of a league plays the games seeded seed + 100_003 l + j
+
 
 def lineups(names: list, num_players: int) -> list[tuple]:
     """Every set of num_players distinct entrants (round robin); with fewer entrants than seats, one lineup
@@ -41,7 +43,7 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
         entrants = [agents[x] for x in lineup] if runner is None else \
             partial(build_agents, [factories[x] for x in lineup])
         try:
-            res = play_match(entrants, games_per_lineup, seed=seed + 100_003 * li, names=list(lineup),
+            res = play_match(entrants, games_per_lineup, seed=seed + LINEUP_SEED_STEP * li, names=list(lineup),
                              progress=progress, desc=" vs ".join(lineup), batch_size=batch_size, runner=runner,
                              num_players=num_players, **config)
         except Interrupted as stop:
