@@ -208,10 +208,9 @@ class Narrator:
     """The base of each game's narrator for terminal play (see `Game.narrator`): it holds the line of the
     turn being told (`pending`, completed by later decisions of the same turn) until `flush`."""
 
-    result = "lowest total"     # what decides the winner, for the game-over line
-
     def __init__(self, game, labels):
         self.game = game
+        self.result = "highest total" if game.higher_total_wins else "lowest total"   # for the game-over line
         self.labels = labels
         self.pending = None     # (seat, text)
 

@@ -266,9 +266,21 @@ def test_serialized_states_are_json_game_records_that_replay_exactly(game):
         assert osp.load_state(str(g), text).serialize() == text
         check_same(state, back)
         seed = 100 + k
-        assert list(play_moves(state, np.random.RandomState(seed))) == list(play_moves(back, np.random.RandomState(seed)))
+        assert list(play_moves(state, np.random.RandomState(seed))) == list(
+            play_moves(back, np.random.RandomState(seed)))
         check_same(state, back)
         assert state.is_terminal() and back.returns() == state.returns()
+
+
+def test_worlds_are_sampled_only_as_deep_as_deserialize_state_reads_back():
+    g = load("cabo", seed=8)
+    state = play_random(g.new_initial_state(), 5, np.random.RandomState(0))
+    sampler = pyspiel.UniformProbabilitySampler(5, 0.0, 1.0)
+    for _ in range(osp.MAX_WORLDS):
+        state = state.resample_from_infostate(state.current_player(), sampler)
+    assert g.deserialize_state(state.serialize()).serialize() == state.serialize()
+    with pytest.raises(ValueError, match=f"at most {osp.MAX_WORLDS} deep"):
+        state.resample_from_infostate(state.current_player(), sampler)
 
 
 @functools.cache

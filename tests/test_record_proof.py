@@ -422,6 +422,10 @@ def test_a_file_larger_than_the_cap_is_refused_unread(tmp_path):
                 + "[0, 1]]}]}")
     with pytest.raises(ValueError, match=rf"big\.json is larger than {rec.MAX_RECORD_BYTES} bytes"):
         rec.load(path)
+    with pytest.raises(ValueError, match="big.json: game record has no 'config'"):   # read when the cap is raised
+        rec.load(path, max_bytes=2 * rec.MAX_RECORD_BYTES)
+    with pytest.raises(ValueError, match="max_bytes=True is not allowed"):
+        rec.load(path, max_bytes=True)
 
 
 def test_the_largest_record_of_a_game_run_to_max_steps_is_far_below_the_cap():
@@ -510,6 +514,8 @@ def test_save_to_a_bad_path_names_the_path(tmp_path, good):
         rec.save(good, tmp_path)
     with pytest.raises(ValueError, match="the game record cannot be written as JSON"):
         rec.save(dict(good, seed=np.int64(3)), tmp_path / "r.json")
+    with pytest.raises(ValueError, match="game record's 'actions' must be a JSON list"):          # save writes well-formed records only
+        rec.save(dict(good, actions="19"), tmp_path / "r.json")
     assert not (tmp_path / "r.json").exists()
 
 

@@ -22,7 +22,7 @@ import json
 
 import numpy as np
 
-from ..checks import SEED_MAX, is_int, need, shown
+from ..checks import SEED_MAX, as_int, is_int, need, shown
 from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, make_config
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof
@@ -68,18 +68,13 @@ class Digest:
         return self.value.hex()
 
 
-def _json_config(game) -> dict:
-    """The game's config as plain JSON values (options given as numpy scalars become Python ones)."""
-    return {k: v.item() if isinstance(v, np.generic) else v for k, v in game.config.to_dict().items()}
-
-
 class Recorder:
     """Follows game 0 of a game of one (autoreset off) and writes down what a replay needs, and its proof.
     `record` is complete after every step (a game left early saves what was played)."""
 
     def __init__(self, game, seed=None):
         self.game = game
-        config = _json_config(game)
+        config = game.config.to_dict()      # plain Python values: configs convert every option
         setup = game.round_setup(0)
         self.digest = Digest(config)
         self.digest.round_starts(setup, game)
@@ -123,8 +118,9 @@ class Recorder:
 
 
 def save(record: dict, path) -> None:
-    """Write a record as JSON. ValueError naming the path if it cannot be written (nothing is written
-    when the record is not JSON)."""
+    """Write a record as JSON. ValueError naming the path if it cannot be written, and nothing is written
+    when the record is not a well-formed record (`check`) or not JSON."""
+    check(record)
     try:
         text = json.dumps(record, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as e:
@@ -136,18 +132,21 @@ def save(record: dict, path) -> None:
         raise ValueError(f"cannot write the game record to {path}: {e.strerror or e}") from None
 
 
-def load(path) -> dict:
+def load(path, max_bytes: int = MAX_RECORD_BYTES) -> dict:
     """Read a saved record and check its fields (`check`). ValueError, naming the file, if it cannot be
-    read, is larger than MAX_RECORD_BYTES (4 MiB: the largest record of a game that ran to its default
-    max_steps measured 231 kB, Cabo with 2 players and 520 rounds; parsing 4 MiB of JSON takes at most about
-    110 MB), is not JSON, or is not a well-formed record."""
+    read, is larger than max_bytes (MAX_RECORD_BYTES, 4 MiB, by default: the largest record of a game that ran
+    to its default max_steps measured 231 kB, Cabo with 2 players and 520 rounds; parsing 4 MiB of JSON takes
+    at most about 110 MB; a game played with a far larger max_steps can write more: raise max_bytes to read
+    it), is not JSON, or is not a well-formed record."""
+    max_bytes = as_int(max_bytes, "max_bytes", 1)
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_RECORD_BYTES + 1)
+            data = f.read(max_bytes + 1)
     except OSError as e:
         raise ValueError(f"cannot read the game record {path}: {e.strerror or e}") from None
-    if len(data) > MAX_RECORD_BYTES:
-        raise ValueError(f"{path} is larger than {MAX_RECORD_BYTES} bytes: not a game record this package wrote")
+    if len(data) > max_bytes:
+        raise ValueError(f"{path} is larger than {max_bytes} bytes (load's max_bytes): a record this large is "
+                         "refused unread unless you raise max_bytes")
     try:
         record = json.loads(data.decode("utf-8"))
     except RecursionError:

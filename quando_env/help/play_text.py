@@ -106,7 +106,6 @@ class Narrator(BaseNarrator):
 
     help = HELP
 
-
     def intro(self) -> list[str]:
         c = self.game.config
         return [f"Build rising rows; who cannot play asks for help. The game ends when a total reaches {c.target}; "
@@ -179,4 +178,3 @@ class Narrator(BaseNarrator):
             lines.append(f"  {_who(q):10} points {int(s['points'][q])}  total {int(s['total'][q])}")
         return "\n".join(lines)
 
-    result = "highest total"

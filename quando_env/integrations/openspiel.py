@@ -343,6 +343,7 @@ class OpenSpielState(pyspiel.State):
         self._returns = returns or (0.0,) * n
         self._rewards = rewards or (0.0,) * n
         self._source = None     # a sampled world: (the serialized state it was sampled from, player, seed)
+        self._depth = 0         # worlds sampled from worlds to reach this one (serialize writes one entry each)
         if world is not None:
             self._hold(world)
 
@@ -423,11 +424,14 @@ class OpenSpielState(pyspiel.State):
 
     def _resample(self, player: int, seed: int) -> "OpenSpielState":
         """The world the determinization samples for `player` from `seed`: the same for the same state."""
+        need(self._depth < MAX_WORLDS, f"a world sampled from a world sampled {MAX_WORLDS} deep",
+             f"at most {MAX_WORLDS} deep (what deserialize_state reads back)")
         game = self.get_game()
         engine = game.engine
         record = engine.sample_states(self.observation_vector(player), 1, engine.config, seed)
         world = OpenSpielState(game, self._deal_seed, record.tobytes(), player, self._returns, self._rewards)
         world._source = (self.serialize(), player, seed)
+        world._depth = self._depth + 1
         return world
 
     def _replay(self, actions) -> None:
