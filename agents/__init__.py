@@ -14,7 +14,14 @@ from .ppo import PPOAgent
 from .random_agent import RandomAgent
 from .rollout import RolloutAgent
 
-__all__ = ["Agent", "PPOAgent", "RandomAgent", "RolloutAgent", "check_agent", "game_agents", "make_agent"]
+__all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "check_agent", "game_agents",
+           "make_agent"]
+
+# The agent names make_agent takes, said once: the command lines' help texts (evaluate.py; python -m quando_env
+# play through the quando_env.agents entry point) show this.
+NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH, learned "
+              "(the shipped learned model), learned:PATH (a model of agents.learner) or rllib:CHECKPOINT; ppo:PATH "
+              "and rllib:CHECKPOINT run code from their file as they load it (pickle), so load only files you trust")
 
 
 def game_agents(game: str) -> dict:
@@ -29,10 +36,10 @@ def game_agents(game: str) -> dict:
         raise ValueError(f"no agents for game {game!r}") from None
 
 
-def check_agent(name: str, game: str = "quando") -> None:
-    """Refuse what make_agent(name, game=game) would refuse: ValueError for an unknown name or a path where none
-    is taken, FileNotFoundError for a model file or checkpoint that does not exist. Builds nothing, loads no
-    file."""
+def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
+    """Refuse what make_agent(name, game=game, num_players=num_players) would refuse: ValueError for an unknown
+    name or a path where none is taken, FileNotFoundError for a model file or checkpoint that does not exist
+    (`learned` is the shipped model of the game and player count). Builds nothing, loads no file."""
     from . import learned
     from .ppo import default_model
 
@@ -51,10 +58,11 @@ def check_agent(name: str, game: str = "quando") -> None:
                              "and give ppo:PATH"))
         return
     if key == "learned":
-        path = Path(arg) if arg else learned.default_model(game)
+        path = Path(arg) if arg else learned.default_model(game, num_players)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no learned model at {path}: train one with `python -m "
-                                    f"agents.learner --game {game}` and give learned:PATH")
+                                    f"agents.learner --game {game} --set num_players={num_players}` and give "
+                                    "learned:PATH")
         return
     if key == "rllib" and arg:
         if not Path(arg).exists():
@@ -64,12 +72,14 @@ def check_agent(name: str, game: str = "quando") -> None:
                      "learned:PATH or rllib:CHECKPOINT")
 
 
-def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwargs) -> Agent:
-    """An agent by its command-line name: random, rollout, ppo, ppo:PATH, learned, learned:PATH (a model of
-    agents.learner), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), or one of the game's
-    own (greedy, heuristic). ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle):
-    load only files you trust; learned models are read without pickle."""
-    check_agent(name, game)
+def make_agent(name: str, seed: int | None = None, game: str = "quando", num_players: int = 4,
+               **kwargs) -> Agent:
+    """An agent by its command-line name (NAMES_HELP) for games of `num_players` players: random, rollout, ppo,
+    ppo:PATH, learned, learned:PATH (a model of agents.learner, refused here unless made for this game and player
+    count), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), or one of the game's own
+    (greedy, heuristic). ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle): load
+    only files you trust; learned models are read without pickle."""
+    check_agent(name, game, num_players)
     key, _, arg = name.partition(":")
     own = game_agents(game)
     if key == "random":
@@ -82,7 +92,7 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", **kwarg
     if key == "ppo":
         return PPOAgent(arg or None, game=game, **kwargs)
     if key == "learned":
-        from .learned import LearnedAgent
-        return LearnedAgent(arg or None, game=game, **kwargs)
+        from .learned import LearnedAgent, default_model
+        return LearnedAgent(arg or default_model(game, num_players), game=game, num_players=num_players, **kwargs)
     from .rllib_agent import RLlibAgent
     return RLlibAgent(arg, **kwargs)

@@ -11,13 +11,10 @@ from quando_env.cli import argtypes
 from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.registry import game_class, game_names
 
-from . import check_agent, make_agent
+from . import NAMES_HELP, check_agent, make_agent
 from .evaluation import Interrupted, build_agents, format_table, play_match
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
 
-NAMES_HELP = ("agent names: random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH, "
-              "learned:PATH (a model of agents.learner) or rllib:CHECKPOINT; ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle), so "
-              "load only files you trust")
 MAX_GAMES = 10_000_000        # games of a match (or per lineup): the per-game results held take 16 bytes a seat
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
@@ -29,8 +26,8 @@ def parser() -> argparse.ArgumentParser:
                                 "refused before any game is played.", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--agents", nargs="+", metavar="NAME", help="one agent per seat (" + NAMES_HELP + "); with "
-                   "fewer names than --players, the last one fills the remaining seats")
+    g.add_argument("--agents", nargs="+", metavar="NAME", help="one agent per seat (agent names: " + NAMES_HELP +
+                   "); with fewer names than --players, the last one fills the remaining seats")
     g.add_argument("--league", nargs="+", metavar="NAME", help="distinct agents to play round robin (every "
                    "lineup of --players of them), rated with OpenSkill by the game's own winners and order")
     p.add_argument("--games", type=argtypes.int_in(1, MAX_GAMES), default=200,
@@ -75,7 +72,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     argtypes.check_seed_room(p, args.seed, AGENT_SEED_STEP * (seats - 1), f"{seats} agents")
     for name in names:
         try:
-            check_agent(name, args.game)
+            check_agent(name, args.game, num_players=args.players)
         except (ValueError, OSError) as e:
             p.error(f"argument {option}: {e}")
     return args
@@ -120,7 +117,7 @@ def build(name: str, seed: int, args):
         if args.rollout_samples is not None:
             kwargs["samples"] = args.rollout_samples
             kwargs["knock_samples"] = 2 * args.rollout_samples
-    return make_agent(name, seed=seed, game=args.game, **kwargs)
+    return make_agent(name, seed=seed, game=args.game, num_players=args.players, **kwargs)
 
 
 def play(args, runner) -> tuple[dict, dict, int | None, str]:

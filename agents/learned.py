@@ -119,14 +119,20 @@ def forward(weights: dict, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class LearnedAgent(Agent):
     """Plays the legal action with the highest policy output of a learned model (a file, or header and weights
-    held in memory, e.g. the learner's snapshots)."""
+    held in memory, e.g. the learner's snapshots). With game and num_players, a model whose observations are not
+    that game's for that many players is refused as it loads, naming both lengths."""
 
     name = "learned"
 
-    def __init__(self, path=None, game: str | None = None, header: dict | None = None, weights: dict | None = None):
+    def __init__(self, path=None, game: str | None = None, header: dict | None = None, weights: dict | None = None,
+                 num_players: int | None = None):
         if header is None:
-            path = Path(path) if path is not None else default_model(game or "quando")
-            header, weights = load_model(path, game=game)
+            path = Path(path) if path is not None else default_model(game or "quando", num_players or 4)
+            obs_dim = None
+            if game is not None and num_players is not None:
+                from quando_env.registry import game_class
+                obs_dim = game_class(game).obs_dim_of(num_players)
+            header, weights = load_model(path, game=game, obs_dim=obs_dim)
         self.path, self.header, self.weights = path, header, weights
         self.num_actions = header["num_actions"]
 

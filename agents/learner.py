@@ -31,6 +31,7 @@ and its weights are the same. Model files hold no pickle (agents.learned).
 import argparse
 import dataclasses
 import json
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -40,11 +41,15 @@ import numpy as np
 import torch
 from torch import nn
 
+from quando_env.checks import as_choice, as_int, is_int, need, shown
+from quando_env.cli import argtypes
 from quando_env.registry import game_class, game_names
 
 from .learned import FORMAT, LearnedAgent, load_model, save_model
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
+SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
+MAX_THREADS = 1024
 
 
 @dataclass
@@ -82,18 +87,34 @@ class Hyper:
     eval_seed: int = 10_000_000
 
     def __post_init__(self):
-        self.hidden = tuple(int(h) for h in self.hidden)
-        if self.method not in ("ppo", "dmc"):
-            raise ValueError(f"method={self.method!r}: choose ppo or dmc")
-        for name in ("num_players", "num_games", "rollout_steps", "epochs", "minibatch", "pool_size", "threads",
-                     "eval_games"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name}={getattr(self, name)!r}: an integer >= 1")
-        if not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"hidden={self.hidden!r}: one or more widths >= 1")
-        for name in ("self_play_share", "heuristic_share", "epsilon"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name}={getattr(self, name)!r}: a number in [0, 1]")
+        """Every setting checked (ValueError naming it) before a run uses any: the game's config included."""
+        from quando_env.core import MAX_GAMES, make_config
+
+        self.game = as_choice(self.game, "game", game_names())
+        self.method = as_choice(self.method, "method", ("ppo", "dmc"))
+        for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
+                             ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
+                             ("threads", 1, MAX_THREADS), ("eval_games", 1, None), ("snapshot_every", 0, None),
+                             ("bc_decisions", 0, None), ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
+            setattr(self, name, as_int(getattr(self, name), name, lo, hi))
+        hidden = self.hidden if isinstance(self.hidden, (tuple, list)) else ()
+        need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
+             f"hidden={shown(self.hidden)}", "1 to 16 integer widths 1..65536")
+        self.hidden = tuple(int(h) for h in hidden)
+        for name, lo, hi, above in (("lr", 0.0, 1.0, True), ("bc_lr", 0.0, 1.0, True), ("gamma", 0.0, 1.0, False),
+                                    ("gae_lambda", 0.0, 1.0, False), ("clip", 0.0, None, True),
+                                    ("ent_coef", 0.0, None, False), ("vf_coef", 0.0, None, False),
+                                    ("max_grad_norm", 0.0, None, True), ("epsilon", 0.0, 1.0, False),
+                                    ("win_reward", 0.0, None, False), ("points_coef", 0.0, None, False),
+                                    ("self_play_share", 0.0, 1.0, False), ("heuristic_share", 0.0, 1.0, False)):
+            x = getattr(self, name)
+            ok = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_)) \
+                and math.isfinite(x) and (x > lo if above else x >= lo) and (hi is None or x <= hi)
+            need(ok, f"{name}={shown(x)}", f"a number {'>' if above else '>='} {lo}" + (f" and <= {hi}" if hi else ""))
+            setattr(self, name, float(x))
+        need(isinstance(self.options, dict) and "num_players" not in self.options, f"options={shown(self.options)}",
+             "a dict of the game's options other than num_players")
+        make_config(game_class(self.game).config_class, num_players=self.num_players, **self.options)
 
 
 # Default recipe of each game: what `python -m agents.learner --game G` runs (see agents/models/README.md): a
@@ -159,7 +180,7 @@ class Learner:
                     "mask": np.zeros((cap, self.num_actions), bool),
                     "act": np.zeros(cap, np.int64), "logp": np.zeros(cap, np.float32),
                     "val": np.zeros(cap, np.float32), "rew": np.zeros(cap, np.float32),
-                    "done": np.zeros(cap, bool), "nxt": np.full(cap, -1, np.int64)}
+                    "nxt": np.full(cap, -1, np.int64)}
         self.count = 0                      # rows of the buffer in use
         self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
                          "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
@@ -193,37 +214,31 @@ class Learner:
         (nothing else of the game reaches a policy)."""
         return self.game.observe(), self.game.legal_action_mask
 
-    def policy_probs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(B, num_actions) action probabilities of the current policy (dmc: its epsilon-greedy ones)."""
+    def policy(self, obs: np.ndarray, masks: np.ndarray) -> tuple:
+        """The current policy on rows of observations and masks: (probs (B, num_actions), the distribution the
+        learner acts by (ppo: the masked softmax; dmc: epsilon-greedy on the action values), log-probabilities of
+        the masked softmax, policy head outputs, values (B,))."""
         with torch.no_grad():
-            logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs, np.float32)))
-            m = torch.from_numpy(np.ascontiguousarray(masks, bool))
-            if self.hp.method == "ppo":
-                return masked_log_probs(logits, m).exp().numpy()
-            greedy = np.zeros(masks.shape)
-            greedy[np.arange(len(obs)), logits.masked_fill(~m, -np.inf).argmax(1).numpy()] = 1.0
-            legal = masks / masks.sum(axis=1, keepdims=True)
-            return (1 - self.hp.epsilon) * greedy + self.hp.epsilon * legal
+            logits, value = self.net(torch.from_numpy(np.ascontiguousarray(obs, np.float32)))
+            logp_all = masked_log_probs(logits, torch.from_numpy(np.ascontiguousarray(masks, bool))).numpy()
+        logits = logits.numpy()
+        if self.hp.method == "ppo":
+            probs = np.exp(logp_all, dtype=np.float64)
+        else:
+            probs = self.hp.epsilon * masks / masks.sum(axis=1, keepdims=True)
+            probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
+        return probs, logp_all, logits, value.numpy()
 
     def decide(self, obs, masks, acts=None):
-        """The learner's (actions, log-probabilities, values) for rows of observations and masks (acts: the
-        actions taken, when another player chose them: the warm start's heuristic). dmc: the values are the
-        chosen actions' values."""
-        k = obs.shape[0]
-        with torch.no_grad():
-            logits, value = self.net(torch.from_numpy(obs))
-            logp_all = masked_log_probs(logits, torch.from_numpy(masks)).numpy()
-        logits = logits.numpy()
-        if acts is None and self.hp.method == "ppo":
-            c = np.cumsum(np.exp(logp_all, dtype=np.float64), axis=1)
-            acts = (c > self.rng.random(k)[:, None] * c[:, -1:]).argmax(axis=1)   # inverse CDF: legal only
-        elif acts is None:                  # dmc: epsilon-greedy on the action values
-            explore = self.rng.random(k) < self.hp.epsilon
-            keys = np.where(masks, self.rng.random(masks.shape), -1.0)
-            acts = np.where(explore, keys.argmax(axis=1), np.where(masks, logits, -np.inf).argmax(axis=1))
-        rows = np.arange(k)
-        value = logits[rows, acts] if self.hp.method == "dmc" else value.numpy()
-        return acts, logp_all[rows, acts], value
+        """The learner's (actions, log-probabilities, values) for rows of observations and masks: actions drawn
+        from `policy`'s probabilities (acts: the actions taken, when another player chose them: the warm start's
+        heuristic). dmc: the values are the chosen actions' values."""
+        probs, logp_all, logits, value = self.policy(obs, masks)
+        if acts is None:                    # inverse CDF: an action of probability 0 (illegal) is never drawn
+            c = np.cumsum(probs, axis=1)
+            acts = (c > self.rng.random(len(obs))[:, None] * c[:, -1:]).argmax(axis=1)
+        rows = np.arange(len(obs))
+        return acts, logp_all[rows, acts], logits[rows, acts] if self.hp.method == "dmc" else value
 
     # ------------------------------------------------------------------ experience
     def carry_pending(self) -> None:
@@ -234,7 +249,6 @@ class Learner:
         for key, arr in self.buf.items():
             arr[:k] = arr[old]
         self.buf["rew"][k:] = 0.0
-        self.buf["done"][:] = False
         self.buf["nxt"][:] = -1
         self.last[held] = np.arange(k)
         self.count = k
@@ -287,8 +301,6 @@ class Learner:
         held = self.last >= 0
         self.buf["rew"][self.last[held]] += add[held]
         if ended.size:
-            ids = self.last[ended]
-            self.buf["done"][ids[ids >= 0]] = True
             mine = self.owner[ended] == LEARNER
             c = self.counters
             c["episodes"] += ended.size
@@ -482,42 +494,96 @@ class Learner:
 # ---------------------------------------------------------------------------------------------- command line
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m agents.learner", description="Train a learned agent by batched "
-                                "self-play against a pool (the game's heuristic, snapshots of itself).",
-                                allow_abbrev=False)
-    p.add_argument("--game", default="quando", choices=game_names())
-    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (wall time)")
-    p.add_argument("--timesteps", type=int, default=None, help="stop at this many decisions of experience")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    p.add_argument("--out", default=None, help="run folder (default runs/learned_GAME)")
-    p.add_argument("--resume", action="store_true", help="continue the run saved in --out")
-    p.add_argument("--eval-every", type=int, default=2_000_000, help="decisions between evaluations")
-    p.add_argument("--eval-games", type=int, default=None, help="games per evaluation (default 400)")
-    p.add_argument("--checkpoint-every", type=int, default=5_000_000, help="decisions between checkpoints")
+                                "self-play against a pool (the game's heuristic, snapshots of itself). Bad options "
+                                "are refused before anything is written.", allow_abbrev=False)
+    p.add_argument("--game", default=None, choices=game_names(), help="the game (default quando)")
+    p.add_argument("--seconds", type=argtypes.float_in(0.0, 10.0**9, above=True), default=None,
+                   help="stop after this many seconds (wall time)")
+    p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
+                   help="stop at this many decisions of experience")
+    p.add_argument("--seed", type=argtypes.int_in(0, SEED_MAX32), default=None, help=f"0..{SEED_MAX32} (default 0)")
+    p.add_argument("--threads", type=argtypes.int_in(1, MAX_THREADS), default=None,
+                   help="torch threads, numba at most as many (default 1)")
+    p.add_argument("--out", default=None, type=argtypes.output_dir, help="run folder, created if missing (default "
+                   "runs/learned_GAME)")
+    p.add_argument("--resume", action="store_true", help="continue the run saved in --out, with its own settings "
+                   "(--game, --seed, --threads, --eval-games and --set may only repeat them)")
+    p.add_argument("--eval-every", type=argtypes.positive_int, default=2_000_000,
+                   help="decisions between evaluations")
+    p.add_argument("--eval-games", type=argtypes.positive_int, default=None, help="games per evaluation (default "
+                   "400)")
+    p.add_argument("--checkpoint-every", type=argtypes.positive_int, default=5_000_000,
+                   help="decisions between checkpoints")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="change a setting of Hyper "
-                   "(e.g. --set method=dmc --set hidden=128,128)")
+                   "(e.g. --set method=dmc --set hidden=128,128 --set num_players=3 --set 'options={\"edition\": "
+                   "\"oya\"}')")
     p.add_argument("--no-progress", action="store_true")
     return p
 
 
-def hyper_from_args(args) -> Hyper:
-    """The game's recipe, then --set, --seed, --threads, --eval-games."""
-    fields = {f.name: f for f in dataclasses.fields(Hyper)}
-    kw = {"game": args.game, **RECIPES.get(args.game, {}), "seed": args.seed, "threads": args.threads}
-    if args.eval_games is not None:
-        kw["eval_games"] = args.eval_games
-    for item in args.set:
-        name, eq, text = item.partition("=")
-        if not eq or name not in fields or name == "game":
-            raise SystemExit(f"--set {item!r}: give NAME=VALUE with NAME one of {sorted(set(fields) - {'game'})}")
-        default = fields[name].default if fields[name].default is not dataclasses.MISSING else {}
-        if isinstance(default, dict):
-            kw[name] = json.loads(text)
-        elif isinstance(default, tuple):
-            kw[name] = tuple(int(x) for x in text.split(","))
+def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
+    """(name, value) of one --set NAME=VALUE, converted to the setting's type (the program ends otherwise)."""
+    fields = {f.name: f.type for f in dataclasses.fields(Hyper) if f.name != "game"}
+    name, eq, text = item.partition("=")
+    if not eq or name not in fields:
+        p.error(f"argument --set: {shown(item)}: give NAME=VALUE with NAME one of {', '.join(fields)}")
+    kind = fields[name]
+    try:
+        if kind is dict:
+            value = json.loads(text)
+        elif kind is tuple:
+            value = tuple(int(x) for x in text.split(","))
+        elif kind is float:
+            value = float(text)
         else:
-            kw[name] = type(default)(text)
-    return Hyper(**kw)
+            value = kind(text)
+    except ValueError:
+        what = {dict: "a JSON object", tuple: "integers separated by commas", float: "a number", int: "an integer"}
+        p.error(f"argument --set: {shown(item)}: {name} takes {what.get(kind, 'a string')}")
+    return name, value
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
+    otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
+    --eval-games), or with --resume those saved in --out, which the options given must repeat."""
+    p = parser()
+    args = p.parse_args(argv)
+    game = args.game or "quando"
+    args.out = argtypes.check(p, "--out", argtypes.output_dir, args.out or f"runs/learned_{game}")
+    given = {"--game": {"game": args.game}, "--seed": {"seed": args.seed}, "--threads": {"threads": args.threads},
+             "--eval-games": {"eval_games": args.eval_games}, "--set": dict(_setting(p, x) for x in args.set)}
+    given = {k: {n: v for n, v in d.items() if v is not None} for k, d in given.items()}
+    kw = {"game": game, **RECIPES.get(game, {})}
+    for d in given.values():
+        kw.update(d)
+    try:
+        hp = Hyper(**kw)
+    except ValueError as e:
+        option = next((k for k, d in given.items() if str(e).partition("=")[0] in d), "--set")
+        p.error(f"argument {option}: {e}")
+    args.hyper = hp
+    if args.resume:
+        args.hyper = saved_hyper(p, Path(args.out), given)
+    return args
+
+
+def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
+    """The settings of the run saved in `out`; the program ends if there is none or an option given differs
+    from them (a resumed run keeps its settings: its random streams, network and games follow from them)."""
+    try:
+        hp = Hyper(**json.loads((out / "state.json").read_text())["hyper"])
+    except FileNotFoundError:
+        p.error(f"argument --resume: no run saved in {out} (no state.json there)")
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        p.error(f"argument --resume: the run saved in {out} cannot be read: {type(e).__name__}: {e}")
+    for option, settings in given.items():
+        differ = [f"{n}={shown(v)} (the run has {shown(getattr(hp, n))})" for n, v in settings.items()
+                  if (tuple(v) if isinstance(v, list) else v) != getattr(hp, n)]
+        if differ:
+            p.error(f"argument {option}: --resume continues the run in {out} with its own settings: "
+                    f"{'; '.join(differ)}")
+    return hp
 
 
 def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> None:
@@ -542,20 +608,13 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
 
 
 def main(argv=None) -> int:
-    p = parser()
-    args = p.parse_args(argv)
-    for name in ("timesteps", "eval_every", "checkpoint_every", "threads", "eval_games", "seconds"):
-        value = getattr(args, name)
-        if value is not None and value <= 0:
-            p.error(f"--{name.replace('_', '-')} {value}: give a number > 0")
-    if args.resume and not (Path(args.out or f"runs/learned_{args.game}") / "state.json").exists():
-        p.error(f"--resume: no run saved in {args.out or f'runs/learned_{args.game}'} (no state.json there)")
-    hp = None if args.resume else hyper_from_args(args)
+    """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C (model and state saved)."""
+    args = parse_args(argv)
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
 
     t_start, cpu_start = time.perf_counter(), time.process_time()
-    out = Path(args.out or f"runs/learned_{args.game}")
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     logf = open(out / "log.txt", "a")
 
@@ -570,9 +629,9 @@ def main(argv=None) -> int:
         if (out / "summary.json").exists():
             prior.update(json.loads((out / "summary.json").read_text()))
     else:
-        learner = Learner(hp)
+        learner = Learner(args.hyper)
     import numba
-    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(min(learner.hp.threads, numba.config.NUMBA_NUM_THREADS))
     hp, c = learner.hp, learner.counters
     evaluations = list(prior["evaluations"])
     log(f"python -m agents.learner {' '.join(sys.argv[1:] if argv is None else argv)}")

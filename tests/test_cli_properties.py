@@ -170,3 +170,33 @@ def test_demo_and_play_command_lines_parse_into_valid_runs_or_exit_2_naming_the_
             from quando_env.cli.play import check_opponents
             assert len(check_opponents(args.opponents, args.players, args.game)) == args.players - 1
     prop()
+
+
+def test_learner_command_lines_parse_into_valid_runs_or_exit_2_naming_the_option(out_paths):
+    from agents import learner
+
+    settings_ = st.sampled_from(["epochs=2", "epochs=x", "epochs=0", "hidden=", "hidden=16,16", "hidden=0",
+                                 "method=dmc", "method=foo", "num_players=3", "num_players=9", "lr=-1", "lr=nan",
+                                 "lr=0.001", "seed=-1", "options={}", "options=[1", 'options={"x": 1}', "speed=3",
+                                 "game=cabo", "epochs", "gamma=2", "threads=0"])
+    options = {name: one(NUMBERS) for name in ["--seconds", "--timesteps", "--seed", "--threads", "--eval-every",
+                                               "--eval-games", "--checkpoint-every"]}
+    options.update({"--game": one(st.sampled_from(game_names() + ["chess"])), "--out": one(out_paths),
+                    "--set": one(settings_), "--resume": st.just([]), "--no-progress": st.just([])})
+
+    @settings(SETTINGS, max_examples=150)
+    @given(argv_of(options))
+    def prop(argv):
+        args, line = outcome(learner.parse_args, argv)
+        if args is None:
+            assert names_an_option(line, argv), (argv, line)
+            return
+        for name in ["timesteps", "eval_every", "checkpoint_every"]:
+            assert getattr(args, name) is None or getattr(args, name) >= 1, name
+        assert args.seconds is None or 0 < args.seconds < float("inf")
+        hp = args.hyper
+        assert isinstance(hp, learner.Hyper) and not args.resume        # no run is saved in these folders
+        assert 0 <= hp.seed < 2**32 and hp.threads >= 1 and hp.eval_games >= 1 and hp.lr > 0
+        assert game_allows(hp.game, hp.num_players, **hp.options)
+        assert not Path(args.out).is_file()
+    prop()

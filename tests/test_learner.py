@@ -136,7 +136,6 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
     buf = learner.buf
     for key, row in keys.items():
         assert buf["rew"][row] == pytest.approx(rew[key], abs=1e-5), key
-        assert bool(buf["done"][row]) == done[key]
         assert buf["nxt"][row] == (keys[nxt[key]] if key in nxt else -1)
     assert not ready[[keys[k] for k in pending.values()]].any() and ready.sum() == len(keys) - len(pending)
     # Undiscounted returns with zero values: the rewards of the decision and of the seat's later ones, up to a
@@ -173,11 +172,11 @@ def test_the_policy_depends_only_on_the_seats_observation(game):
     assert len({learner.game.state()[i].tobytes() for i in range(16)}) > 1      # the hidden parts differ
     o, m = learner.seat_view()
     assert (o == obs).all()
-    probs = learner.policy_probs(o, m)
+    probs = learner.policy(o, m)[0]
     assert (probs == probs[0]).all() and probs[0].max() < 1.0
 
     nxt = (learner.game.current_player + 1) % 4
-    leaked = learner.policy_probs(learner.game.observe(players=nxt), m)
+    leaked = learner.policy(learner.game.observe(players=nxt), m)[0]
     assert not (leaked == leaked[0]).all()
 
     # What collection hands the policy is that same view, row for row.
@@ -320,19 +319,166 @@ def test_ctrl_c_saves_the_model_and_summary_and_says_so_in_one_line(tmp_path, mo
 
 
 def test_settings_are_checked():
-    with pytest.raises(ValueError, match="method='a2c': choose ppo or dmc"):
+    with pytest.raises(ValueError, match="method='a2c' is not allowed: choose one of"):
         Hyper(method="a2c")
     with pytest.raises(ValueError, match="num_games=0"):
         Hyper(num_games=0)
-    with pytest.raises(SystemExit, match="--set 'speed=3'"):
-        main(["--set", "speed=3"])
+    for bad in ({"lr": -1.0}, {"lr": float("nan")}, {"hidden": ()}, {"seed": -1}, {"epochs": 2.0}, {"gamma": 2},
+                {"options": {"num_players": 3}}, {"threads": True}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            Hyper(**bad)
+    with pytest.raises(ValueError, match="num_players"):
+        Hyper(game="help", num_players=9)
 
 
-@pytest.mark.parametrize("args,message", [(["--eval-every", "0"], "--eval-every 0: give a number > 0"),
-                                          (["--timesteps", "-5"], "--timesteps -5: give a number > 0"),
-                                          (["--seconds", "0"], "--seconds 0.0: give a number > 0"),
-                                          (["--resume"], "--resume: no run saved in")])
+@pytest.mark.parametrize("args,message", [
+    (["--eval-every", "0"], "argument --eval-every: 0 is not allowed"),
+    (["--timesteps", "-5"], "argument --timesteps: -5 is not allowed"),
+    (["--seconds", "0"], "argument --seconds: '0' is not allowed"),
+    (["--seconds", "nan"], "argument --seconds: 'nan' is not allowed"),
+    (["--seed", "-1"], "argument --seed: -1 is not allowed"),
+    (["--threads", "0"], "argument --threads: 0 is not allowed"),
+    (["--resume"], "argument --resume: no run saved in"),
+    (["--set", "speed=3"], "argument --set: 'speed=3': give NAME=VALUE with NAME one of"),
+    (["--set", "epochs"], "argument --set: 'epochs': give NAME=VALUE"),
+    (["--set", "game=cabo"], "argument --set: 'game=cabo': give NAME=VALUE"),
+    (["--set", "epochs=x"], "argument --set: 'epochs=x': epochs takes an integer"),
+    (["--set", "hidden="], "argument --set: 'hidden=': hidden takes integers separated by commas"),
+    (["--set", "options=[1"], "argument --set: 'options=[1': options takes a JSON object"),
+    (["--set", "options=[1]"], "argument --set: options=[1] is not allowed"),
+    (["--set", "options={\"x\": 1}"], "argument --set: unknown option(s) ['x']"),
+    (["--set", "method=foo"], "argument --set: method='foo' is not allowed"),
+    (["--set", "num_players=9"], "argument --set:"),
+    (["--set", "lr=-1"], "argument --set: lr=-1.0 is not allowed: a number > 0.0"),
+    (["--set", "seed=-3"], "argument --set: seed=-3 is not allowed"),
+    (["--eval-games", "0"], "argument --eval-games: 0 is not allowed")])
 def test_command_line_values_are_checked_before_anything_is_written(tmp_path, capsys, args, message):
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as e:
         main(["--out", str(tmp_path / "run"), *args])
-    assert message in capsys.readouterr().err and not (tmp_path / "run").exists()
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_output_folder_that_cannot_be_made_is_refused_first(tmp_path, capsys):
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(SystemExit) as e:
+        main(["--out", str(tmp_path / "a_file" / "run")])
+    assert e.value.code == 2 and "argument --out:" in capsys.readouterr().err
+
+
+@pytest.fixture
+def saved_run(tmp_path):
+    """A run folder as a run of 2 torch threads leaves it (nothing trained)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    learner = Learner(Hyper(game="help", num_games=4, rollout_steps=2, hidden=(8,), threads=2, seed=3))
+    torch.set_num_threads(threads)
+    out = tmp_path / "run"
+    out.mkdir()
+    learner.save_state(out)
+    return out
+
+
+@pytest.mark.parametrize("args,option", [(["--seed", "4"], "--seed"), (["--set", "hidden=16"], "--set"),
+                                         (["--eval-games", "7"], "--eval-games"), (["--game", "cabo"], "--game"),
+                                         (["--threads", "1"], "--threads")])
+def test_resume_refuses_options_the_saved_run_does_not_have(saved_run, capsys, args, option):
+    before = sorted(p.name for p in saved_run.iterdir())
+    with pytest.raises(SystemExit) as e:
+        main(["--out", str(saved_run), "--resume", *args])
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert e.value.code == 2 and f"argument {option}: --resume continues the run in" in line, line
+    assert sorted(p.name for p in saved_run.iterdir()) == before
+
+
+def test_resume_takes_its_thread_counts_from_the_saved_run(saved_run, monkeypatch):
+    import numba
+    import torch
+
+    used = {}
+
+    def numba_threads(n):
+        used["numba"] = n
+        raise RuntimeError("stop here")
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: used.setdefault("torch", n))
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 8)
+    monkeypatch.setattr(numba, "set_num_threads", numba_threads)
+    with pytest.raises(RuntimeError, match="stop here"):     # repeating the run's settings is allowed
+        main(["--out", str(saved_run), "--resume", "--game", "help", "--seed", "3", "--set", "hidden=8",
+              "--no-progress"])
+    assert used == {"torch": 2, "numba": 2}
+
+
+@pytest.mark.parametrize("method", ["ppo", "dmc"])
+def test_decide_draws_its_actions_from_the_policys_probabilities(method):
+    learner = small_learner("help", method=method, epsilon=0.25)
+    o, m = learner.seat_view()
+    probs, logp, logits, value = learner.policy(o, m)
+    assert np.allclose(probs.sum(axis=1), 1.0) and (probs[~m] == 0).all()
+    if method == "dmc":                 # epsilon-greedy on the action values
+        best = np.where(m, logits, -np.inf).argmax(axis=1)
+        np.testing.assert_allclose(probs[np.arange(len(o)), best], 0.75 + 0.25 / m.sum(axis=1))
+    policy = learner.policy
+    last = m.shape[1] - 1 - m[:, ::-1].argmax(axis=1)       # the last legal action of every row
+
+    def one_hot(obs, masks):
+        p, *rest = policy(obs, masks)
+        q = np.zeros_like(p)
+        q[np.arange(len(obs)), last] = 1.0
+        return (q, *rest)
+    learner.policy = one_hot
+    acts, lp, val = learner.decide(o, m)
+    np.testing.assert_array_equal(acts, last)
+    np.testing.assert_array_equal(lp, logp[np.arange(len(o)), last])
+
+
+# ---------------------------------------------------------------- the learned agent knows its player count
+@pytest.fixture
+def shipped(saved, tmp_path, monkeypatch):
+    """The saved 4-player Help! model as the shipped one (agents/models/learned_help_4p.npz)."""
+    import shutil
+
+    import agents.learned
+
+    monkeypatch.setattr(agents.learned, "MODELS", tmp_path / "models")
+    (tmp_path / "models").mkdir()
+    shutil.copy(saved[0], tmp_path / "models" / "learned_help_4p.npz")
+    return saved[0]
+
+
+def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(shipped, capsys):
+    from agents import check_agent, evaluate_cli
+    from quando_env import cli
+
+    check_agent("learned", "help", num_players=4)
+    with pytest.raises(FileNotFoundError, match=r"learned_help_3p\.npz"):
+        check_agent("learned", "help", num_players=3)
+    assert isinstance(make_agent("learned", game="help", num_players=4), LearnedAgent)
+    three, four = (game_class("help").obs_dim_of(n) for n in (3, 4))
+    with pytest.raises(ValueError, match=f"observations of length {four}; it cannot play game 'help' with "
+                                         f"observations of length {three}"):
+        make_agent(f"learned:{shipped}", game="help", num_players=3)
+    evaluate_cli.parse_args(["--game", "help", "--players", "4", "--agents", "learned", "heuristic"])
+    cli.parse_args(["play", "--game", "help", "--players", "4", "--opponents", "learned"])
+    three_players = ["--game", "help", "--players", "3"]
+    for parse, argv, option in ((evaluate_cli.parse_args, [*three_players, "--agents", "learned"], "--agents"),
+                                (cli.parse_args, ["play", *three_players, "--opponents", "learned"], "--opponents")):
+        with pytest.raises(SystemExit) as e:
+            parse(argv)
+        line = capsys.readouterr().err.strip().splitlines()[-1]
+        assert e.value.code == 2 and f"argument {option}:" in line and "learned_help_3p.npz" in line, line
+    status = evaluate_cli.main(["--game", "help", "--players", "3", "--agents", f"learned:{shipped}", "--games", "2",
+                                "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2 and f"length {four}" in err and f"length {three}" in err, err
+
+
+def test_terminal_play_builds_learned_opponents_for_its_player_count(shipped):
+    from quando_env.cli.play import PlayError, _make_opponent
+
+    game = game_class("help")(1, seed=0, num_players=3)
+    with pytest.raises(PlayError, match="cannot play game 'help' with observations of length"):
+        _make_opponent(f"learned:{shipped}", 1, 0, game)
+    assert isinstance(_make_opponent(f"learned:{shipped}", 1, 0, game_class("help")(1, seed=0)), LearnedAgent)

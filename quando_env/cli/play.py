@@ -6,7 +6,8 @@ JSON (also when the game is left early) so that `python -m quando_env replay FIL
 
 Agents other than `random` come from the `quando_env.agents` entry point (the `agents` package of this
 repository registers its `make_agent` there), so quando_env itself never imports them. Their names are checked
-before the game starts by the `check_agent(name, game)` of the entry point's module, where it has one.
+before the game starts by the `check_agent(name, game, num_players)` of the entry point's module, where it has
+one; the names it takes are its NAMES_HELP.
 ppo:PATH and rllib:CHECKPOINT opponents run code from their file as it loads (pickle): load only files you trust.
 """
 import argparse
@@ -25,7 +26,6 @@ from ..registry import game_module
 from .argtypes import output_file
 
 HUMAN = 0
-AGENT_NAMES = ("heuristic", "rollout", "ppo", "random")
 
 
 class PlayError(Exception):
@@ -48,7 +48,7 @@ def _opponent_names(spec: str, n: int) -> list[str]:
     names = [key.lower() + sep + arg for key, sep, arg in (x.partition(":") for x in names)]  # ppo:PATH keeps PATH
     if any(not x for x in names) or len(names) not in (1, n - 1):
         raise PlayError(f"{spec!r}: give one name for all {n - 1} opponents or {n - 1} names "
-                        f"separated by commas (names: {', '.join(AGENT_NAMES)})")
+                        f"separated by commas (names: {agent_names()})")
     return names * (n - 1) if len(names) == 1 else names
 
 
@@ -61,6 +61,15 @@ def _agents_entry_point():
         raise PlayError(f"agents other than random come from the agents package (entry point quando_env.agents), "
                         f"which is not available: {type(e).__name__}: {e}. Play against --opponents random "
                         "instead.") from None
+
+
+def agent_names() -> str:
+    """The opponent names play takes: random, and those of the agents package (its NAMES_HELP)."""
+    try:
+        ep, _ = _agents_entry_point()
+        return getattr(importlib.import_module(ep.module), "NAMES_HELP", "random, or a name the agents package takes")
+    except PlayError:
+        return "random (the agents package, entry point quando_env.agents, is not available)"
 
 
 def agent_factory():
@@ -78,20 +87,25 @@ def check_opponents(spec: str, n: int, game: str) -> list[str]:
         check = getattr(importlib.import_module(ep.module), "check_agent", None)
         for name in others if check else ():
             try:
-                check(name, game=game)
+                check(name, game=game, **({"num_players": n} if "num_players" in _parameters(check) else {}))
             except Exception as e:
                 raise PlayError(str(e)) from None
     return names
+
+
+def _parameters(function) -> dict:
+    """The parameters a function of the agents package names ({} when it does not say)."""
+    try:
+        return inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return {}
 
 
 def _make_opponent(name: str, seat: int, seed: int, game):
     if name == "random":
         return RandomOpponent(seed)
     make_agent = agent_factory()
-    try:  # pass only the options make_agent names; agents may or may not take them
-        params = inspect.signature(make_agent).parameters
-    except (TypeError, ValueError):
-        params = {}
+    params = _parameters(make_agent)  # pass only the options make_agent names; agents may or may not take them
     config = game.config
     offered = {"seed": seed, "game": game.name, "num_players": config.num_players, "config": config, "seat": seat,
                **({"edition": config.edition} if hasattr(config, "edition") else {})}
