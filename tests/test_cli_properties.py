@@ -172,8 +172,10 @@ def test_demo_and_play_command_lines_parse_into_valid_runs_or_exit_2_naming_the_
     prop()
 
 
-def test_learner_command_lines_parse_into_valid_runs_or_exit_2_naming_the_option(out_paths):
+def test_learner_command_lines_parse_into_valid_runs_or_exit_2_naming_the_option(out_paths, tmp_path, monkeypatch):
     from agents import learner
+
+    monkeypatch.chdir(tmp_path)      # the default --out (runs/learned_GAME) holds no saved run here
 
     settings_ = st.sampled_from(["epochs=2", "epochs=x", "epochs=0", "hidden=", "hidden=16,16", "hidden=0",
                                  "method=dmc", "method=foo", "num_players=3", "num_players=9", "lr=-1", "lr=nan",

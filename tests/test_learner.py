@@ -207,6 +207,15 @@ def test_a_saved_model_loads_and_plays_legal_moves_in_play_match(tmp_path, game)
     assert m[np.arange(len(o)), agent.act(o, m)].all()
 
 
+def test_the_shipped_help_model_loads_and_plays_legal_moves():
+    agent = make_agent("learned", game="help")
+    assert isinstance(agent, LearnedAgent) and agent.header["game"] == "help"
+    heuristic = make_agent("heuristic", game="help")
+    res = play_match([agent, heuristic, heuristic, heuristic], 8, seed=0, game="help", progress=False,
+                     names=["learned", "h", "h", "h"])        # the engine refuses any illegal move
+    assert res.pooled()["learned"]["games"] == 8
+
+
 def test_the_default_model_path_says_how_to_train_it():
     with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m agents.learner "
                        r"--game nogame"):
