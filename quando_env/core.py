@@ -57,8 +57,7 @@ import numpy as np
 from numba import njit
 
 from . import rng
-from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, need, shown
-from .checks import is_int  # noqa: F401 (games and tests/tiny_game.py import it from here)
+from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, is_int, need, shown
 
 # Per-step outcome flags, one row per game.
 F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)

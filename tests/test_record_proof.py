@@ -514,7 +514,7 @@ def test_save_to_a_bad_path_names_the_path(tmp_path, good):
         rec.save(good, tmp_path)
     with pytest.raises(ValueError, match="the game record cannot be written as JSON"):
         rec.save(dict(good, seed=np.int64(3)), tmp_path / "r.json")
-    with pytest.raises(ValueError, match="game record's 'actions' must be a JSON list"):          # save writes well-formed records only
+    with pytest.raises(ValueError, match="game record's 'actions' must be a JSON list"):   # well-formed records only
         rec.save(dict(good, actions="19"), tmp_path / "r.json")
     assert not (tmp_path / "r.json").exists()
 

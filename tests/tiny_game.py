@@ -12,8 +12,8 @@ from numba import njit
 
 from quando_env import rng
 from quando_env.adapters.aec import GameAECEnv, wrap
-from quando_env.core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, check_episode_options, first_error, \
-    is_int, need
+from quando_env.checks import is_int, need
+from quando_env.core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, check_episode_options, first_error
 from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 
 KEEP, SWAP = 0, 1
