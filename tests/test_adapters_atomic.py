@@ -425,6 +425,9 @@ def test_vector_env_reset_refuses_bad_seeds_and_options_and_changes_nothing():
     for options in ([("reset_mask", None)], {"reset_mask": [True, False, True]}):
         refused(lambda: core_view(core), lambda: envs.reset(seed=1, options=options), "options")
     envs.reset(seed=np.int64(4))       # a numpy seed is an int
+    mask = np.array([False, True, True])            # a partial reset names a bad seed by its env, not its rank
+    refused(lambda: core_view(core), lambda: envs.reset(seed=[0, 5, -1], options={"reset_mask": mask}),
+            r"the seed of game 2=-1 is not allowed")
 
 
 def test_sb3_vec_env_refuses_bad_seeds_naming_them_and_changes_nothing():

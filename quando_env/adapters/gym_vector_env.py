@@ -57,7 +57,6 @@ class GameVectorEnv(VectorEnv):
         elif seed is not None:
             need(isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs, f"seed={shown(seed)}",
                  f"None, an int (env i gets seed + i), or a list of one per env ({self.num_envs}: a seed or None each)")
-            seed = [None if s is None else as_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]   # env i named
         idx = np.flatnonzero(mask)
         self.core.reset(seed=None if seed is None else [seed[i] for i in idx], games=idx)
         super().reset(seed=one)

@@ -172,7 +172,7 @@ class LearnerGames:
             seeds = list(seed)
             if len(seeds) != idx.size:
                 raise ValueError(f"got {len(seeds)} seeds for {idx.size} games: give one per game")
-            seeds = [None if x is None else as_seed(x, f"seed[{i}]") for i, x in enumerate(seeds)]
+            seeds = [None if x is None else as_seed(x, f"the seed of game {g}") for g, x in zip(idx.tolist(), seeds)]
         given = np.array([x is not None for x in seeds], bool)
         with self.all_or_nothing():
             if not given.all():
