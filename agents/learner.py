@@ -588,9 +588,9 @@ def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
 
 def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> None:
     """curve.png: win rate against the heuristic players (95% interval) over decisions and over wall time."""
-    from .plots import _plt
+    from .plots import pyplot
 
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
     wr = np.array([e["win_rate"] for e in evaluations])
     err = np.abs(np.array([e["ci"] for e in evaluations]).T - wr)

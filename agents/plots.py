@@ -2,7 +2,8 @@
 from pathlib import Path
 
 
-def _plt():
+def pyplot():
+    """matplotlib.pyplot on the headless Agg backend (charts are files, never windows)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -14,7 +15,7 @@ def _plt():
 def plot_summary(summary: dict, out_dir, title: str = "", higher_total_wins: bool = False) -> list[Path]:
     """win_rate.png (with 95% intervals) and round_points.png (higher_total_wins: the game's, Game.higher_total_wins,
     says which way is better); returns the paths."""
-    plt = _plt()
+    plt = pyplot()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     names = list(summary)
@@ -44,7 +45,7 @@ def plot_summary(summary: dict, out_dir, title: str = "", higher_total_wins: boo
 
 def plot_ratings(result: dict, out_dir) -> list[Path]:
     """ratings.png: OpenSkill mu with +-sigma per league entrant."""
-    plt = _plt()
+    plt = pyplot()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     r = result["ratings"]
