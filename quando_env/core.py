@@ -395,14 +395,14 @@ class Game:
             else:
                 seeds = as_seeds(seed, "seed", idx.size)
         setup = self._checked_setup({k: v for k, v in setup.items() if v is not None})
-        states, streams = self.states[idx], self.action_streams[idx]
+        before = self.states[idx], self.masks[idx], self.action_streams[idx]      # copies (fancy indexing)
         if seeds is not None:
             self.states["rng"][idx, 0] = rng.streams(seeds, rng.SALT_GAME)
             self.action_streams[idx] = rng.streams(seeds, rng.SALT_ACTIONS)
         try:
             self._start(idx, setup)
-        except BaseException:       # a setup refused while dealing: the games stay as they were
-            self.states[idx], self.action_streams[idx] = states, streams
+        except BaseException:       # a deal that fails anyway (or Ctrl-C): the games stay as they were
+            self.states[idx], self.masks[idx], self.action_streams[idx] = before
             raise
         self.flags[idx] = 0
 

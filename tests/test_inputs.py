@@ -526,6 +526,24 @@ def test_a_refused_reset_changes_nothing_not_even_the_streams(game):
             assert snapshot(g) == before, (setup, kwargs)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_reset_interrupted_while_dealing_puts_the_games_back_masks_included(game, monkeypatch):
+    """What validation cannot catch (Ctrl-C in the middle of a deal) is undone too: states, masks, streams."""
+    g = game_class(game)(3, seed=1)
+    for _ in range(5):
+        g.step(g.sample_actions())
+    deal = g._start
+
+    def interrupted(idx, setup):
+        deal(idx, setup)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(g, "_start", interrupted)
+    before = snapshot(g)
+    with pytest.raises(KeyboardInterrupt):
+        g.reset(seed=123, games=[0, 2])
+    assert snapshot(g) == before
+
+
 # ---------------------------------------------------------------- 5. arguments naming a game or a seat
 def calls_with_a_game_or_seat(g):
     """(name, call) for every method taking one game's slot or a seat, with the argument left open."""
