@@ -22,11 +22,13 @@ How it learns (`method`):
 - "ppo": PPO with GAE over the per-seat chains, clipped ratio, entropy bonus, value loss;
 - "dmc": Deep Monte-Carlo (DouZero): the policy head is read as action values, trained toward the seat's
   return (lambda = 1), epsilon-greedy acting;
-- `bc_decisions` > 0 first: every seat is recorded and the policy imitates the heuristic's choice there
-  (cross-entropy, or for "dmc" the action values of its moves), the value head learns the returns: a warm start.
-  With `bc_dagger` > 0 (DAgger) that share of the decisions plays the policy's own move while still learning
-  the heuristic's, so the policy also learns to recover from the states its own mistakes lead to (imitating
-  only the heuristic's games left Quando at 0.16 and Cabo at 0.09 against three heuristics).
+- `bc_decisions` > 0 first, a warm start: every seat is recorded and the policy imitates the teacher's choice
+  (cross-entropy, or for "dmc" the action values of its moves), the value head learns the returns. The teacher
+  is the heuristic, or with teacher="rollout" the rollout search (expert iteration: slower, stronger moves);
+  `init` starts from a model already trained. With `bc_dagger` > 0 (DAgger) that share of the decisions plays
+  the policy's own move while still learning the teacher's, so the policy also learns to recover from the
+  states its own mistakes lead to (imitating only the heuristic's games left Quando at 0.16 and Cabo at 0.09
+  against three heuristics).
 
 Reproducible: torch, numpy and the engine are seeded from `seed`; with the same seed and thread count the run
 and its weights are the same. Model files hold no pickle (agents.learned).
@@ -87,6 +89,9 @@ class Hyper:
     snapshot_every: int = 1_000_000                # decisions between snapshots (0: none)
     bc_decisions: int = 0                          # heuristic decisions imitated first (0: no warm start)
     bc_dagger: float = 0.0                         # warm start: share of decisions played by the policy's own move
+    teacher: str = "heuristic"                     # warm start: whose moves are imitated ("heuristic" or "rollout")
+    teacher_samples: int = 32                      # rollout teacher: worlds per decision (twice that to knock)
+    init: str = ""                                 # a learned model (.npz) whose weights start the run
     eval_games: int = 400
     eval_seed: int = 10_000_000
 
@@ -96,10 +101,12 @@ class Hyper:
 
         self.game = as_choice(self.game, "game", game_names())
         self.method = as_choice(self.method, "method", ("ppo", "dmc"))
+        self.teacher = as_choice(self.teacher, "teacher", ("heuristic", "rollout"))
+        need(isinstance(self.init, str), f"init={shown(self.init)}", "the path of a learned model, or ''")
         for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
                              ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
                              ("threads", 1, MAX_THREADS), ("eval_games", 1, None), ("snapshot_every", 0, None),
-                             ("bc_decisions", 0, None), ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
+                             ("bc_decisions", 0, None), ("teacher_samples", 2, 10_000), ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
             setattr(self, name, as_int(getattr(self, name), name, lo, hi))
         hidden = self.hidden if isinstance(self.hidden, (tuple, list)) else ()
         need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
@@ -163,7 +170,7 @@ class Learner:
     """The state of a run: the games, the network, the optimizer, the pool, the rollout buffer, the counters."""
 
     def __init__(self, hp: Hyper, heuristic=None):
-        from . import game_agents
+        from . import game_agents, make_agent
 
         self.hp = hp
         torch.set_num_threads(hp.threads)
@@ -174,7 +181,15 @@ class Learner:
         g = self.game
         self.n, self.B, self.obs_dim, self.num_actions = g.num_players, g.num_games, g.obs_dim, g.num_actions
         self.heuristic = heuristic if heuristic is not None else game_agents(hp.game)["heuristic"]()
+        self.teacher = self.heuristic if hp.teacher == "heuristic" else make_agent(
+            "rollout", seed=hp.seed, game=hp.game, num_players=self.n, samples=hp.teacher_samples,
+            knock_samples=2 * hp.teacher_samples, **hp.options)
         self.net = Net(self.obs_dim, self.num_actions, hp.hidden)
+        if hp.init:
+            header, weights = load_model(hp.init, game=hp.game, obs_dim=self.obs_dim)
+            need(tuple(header["hidden"]) == hp.hidden, f"init={hp.init!r} has layers {header['hidden']}",
+                 f"the run's hidden={list(hp.hidden)}")
+            self.load_weights(weights)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=hp.bc_lr if hp.bc_decisions > 0 else hp.lr, eps=1e-5)
         self.snapshots = []                 # LearnedAgents holding frozen copies of the weights
         self.rows = np.arange(self.B)
@@ -277,7 +292,7 @@ class Learner:
             start = self.count
             if mine.size:
                 o, m = obs[mine], masks[mine]
-                acts, logp, val, played = self.decide(o, m, self.heuristic.act(o, m) if self.imitating else None)
+                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if self.imitating else None)
                 ids = start + np.arange(mine.size)
                 b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
                 seats = cur[mine]

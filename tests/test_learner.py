@@ -351,7 +351,8 @@ def test_settings_are_checked():
     with pytest.raises(ValueError, match="num_games=0"):
         Hyper(num_games=0)
     for bad in ({"lr": -1.0}, {"lr": float("nan")}, {"hidden": ()}, {"seed": -1}, {"epochs": 2.0}, {"gamma": 2},
-                {"options": {"num_players": 3}}, {"threads": True}):
+                {"options": {"num_players": 3}}, {"threads": True}, {"teacher": "oracle"}, {"teacher_samples": 1},
+                {"bc_dagger": 1.5}, {"init": 3}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             Hyper(**bad)
     with pytest.raises(ValueError, match="num_players"):
@@ -485,6 +486,30 @@ def test_the_warm_start_learns_the_heuristics_move_and_dagger_plays_the_policys_
     np.testing.assert_array_equal(learner.buf["act"][:learner.count], labels[0])     # always learns the heuristic
     np.testing.assert_array_equal(played[0], last if dagger else labels[0])
     assert (labels[0] != last).any()
+
+
+def test_init_starts_from_a_saved_model_of_the_same_shape_and_refuses_another(saved):
+    path, header, weights = saved
+    learner = small_learner("help", init=str(path))
+    assert all(np.array_equal(v, weights[k]) for k, v in learner.weights().items())
+    with pytest.raises(ValueError, match=r"has layers \[16\].*hidden=\[32\]"):
+        small_learner("help", init=str(path), hidden=(32,))
+    with pytest.raises(ValueError, match="help"):
+        small_learner("cabo", init=str(path))
+
+
+def test_a_rollout_teacher_labels_the_warm_start():
+    """teacher="rollout": the warm start learns the rollout search's moves (expert iteration)."""
+    from agents.rollout import RolloutAgent
+
+    learner = small_learner("cabo", bc_decisions=10_000, teacher="rollout", teacher_samples=2)
+    assert isinstance(learner.teacher, RolloutAgent) and learner.teacher.samples == 2
+    labels = []
+    act = learner.teacher.act
+    learner.teacher.act = lambda o, m: labels.append(act(o, m)) or labels[-1]
+    learner.hp.rollout_steps = 2
+    learner.collect()
+    np.testing.assert_array_equal(learner.buf["act"][:learner.count], np.concatenate(labels))
 
 
 # ---------------------------------------------------------------- the learned agent knows its player count
