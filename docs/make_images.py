@@ -1,4 +1,4 @@
-"""Regenerate the README's pictures (docs/images/<game>.png): each game after some seeded random moves, as
+"""Regenerate the docs' pictures (docs/images/<game>.png): each game after some seeded random moves, as
 the player to move sees it. Run from the repository: `python docs/make_images.py` (needs the render extra)."""
 import pathlib
 import sys
