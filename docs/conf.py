@@ -19,4 +19,3 @@ myst_heading_anchors = 3
 default_role = "code"                  # docstrings write `name` for code, as Markdown does
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True}
-suppress_warnings = ["myst.xref_missing"]

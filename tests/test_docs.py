@@ -178,3 +178,15 @@ def test_sphinx_build(tmp_path):
     page = (tmp_path / "games" / "quando.html").read_text()
     stop = sum(size for _, size, _ in layout(4))
     assert f"<td><p>{stop - last[1]}..{stop - 1}</p></td>" in page and last[0] in page
+
+
+def test_layout_sizes_in_n():
+    """The generated tables write a section's size as a function of the player count, or its sizes if not linear."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    from obs_layout import size_formula
+
+    assert size_formula({2: 5, 3: 5, 4: 5}) == "5"
+    assert size_formula({2: 2, 3: 3}) == "n"
+    assert size_formula({2: 132, 3: 264, 6: 660}) == "132 (n-1)"
+    assert size_formula({2: 220, 3: 275}) == "55 (n+2)"
+    assert size_formula({3: 10, 4: 12, 5: 20}) == "10 (3 players), 12 (4 players), 20 (5 players)"
