@@ -1,35 +1,36 @@
 """The docs' local Sphinx extension.
 
-- `obs-layout GAME`: the observation layout table of a game, generated from the code at build time (each game's
-  `observation.layout(n)`: name, size, meaning), so the page cannot drift from what the engine writes.
+- `obs-layout GAME`: the observation layout table of a game, generated from the code at build time (the game's
+  public layout, `VectorGame.observation_layout_of(n).rows()`), so the page cannot drift from what the engine
+  writes.
 - Docstrings are written with Markdown habits (a list right under its paragraph, `| a | b |` tables); before
   autodoc hands them to reStructuredText they get the blank line a list needs and their tables become list-tables.
 """
-import importlib
 import re
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 
+from quando_env.registry import game_class
+
 SHOWN_PLAYERS = 4      # the index column is for this many players, the default of every game
 
 
-def player_counts(game: str) -> list[int]:
-    """The player counts the game's Config accepts (it refuses the others in __post_init__)."""
-    config = importlib.import_module(f"quando_env.{game}.config").Config
-    counts = []
+def layouts(game: str) -> dict:
+    """Player count -> the observation Layout, for every player count the game accepts (its Config refuses the
+    others with a ValueError)."""
+    out = {}
     for n in range(1, 11):
         try:
-            config(num_players=n)
+            out[n] = game_class(game).observation_layout_of(n)
         except ValueError:
             continue
-        counts.append(n)
-    return counts
+    return out
 
 
 def size_formula(sizes: dict[int, int]) -> str:
-    """A section's size as a function of n, the player count: "5", "n", "132 (n-1)"; the sizes themselves when
+    """A part's size as a function of n, the player count: "5", "n", "132 (n-1)"; the sizes themselves when
     they are not linear in n."""
     (n0, s0), (n1, s1) = list(sizes.items())[:2]
     slope, rem = divmod(s1 - s0, n1 - n0)
@@ -46,17 +47,21 @@ def size_formula(sizes: dict[int, int]) -> str:
     return f"{slope} n {'+' if base > 0 else '-'} {abs(base)}"
 
 
-def layout_rows(game: str) -> tuple[list[int], list[tuple[str, str, str, str]]]:
-    """(player counts, [(indices for SHOWN_PLAYERS, name, size in n, meaning), ...]) of a game's observation."""
-    layout = importlib.import_module(f"quando_env.{game}.observation").layout
-    counts = player_counts(game)
-    by_n = {n: layout(n) for n in counts}
-    rows, start = [], 0
-    for i, (name, size, meaning) in enumerate(by_n[SHOWN_PLAYERS]):
-        sizes = {n: sections[i][1] for n, sections in by_n.items()}
-        rows.append((f"{start}..{start + size - 1}", name, size_formula(sizes), meaning))
-        start += size
-    return counts, rows
+def table(game: str) -> list[str]:
+    """The observation table of a game as Markdown lines: an introduction, then indices for SHOWN_PLAYERS, name,
+    size in n, meaning."""
+    by_n = layouts(game)
+    counts = list(by_n)
+    shown = by_n[SHOWN_PLAYERS]
+    dims = ", ".join(str(layout.size) for layout in by_n.values())
+    lines = [f"Generated from `quando_env.{game}_v0.VectorGame.observation_layout_of(n)` when these pages were "
+             f"built. Indices are for {SHOWN_PLAYERS} players; n is the number of players ({counts[0]}..{counts[-1]}), "
+             f"and obs_dim is {dims} for {counts[0]}..{counts[-1]} players.", "",
+             f"| indices ({SHOWN_PLAYERS} players) | name | size | meaning |", "|---|---|---|---|"]
+    for name, start, stop, meaning in shown.rows():
+        sizes = {n: layout[name][1] - layout[name][0] for n, layout in by_n.items()}
+        lines.append(f"| {start}..{stop - 1} | `{name}` | {size_formula(sizes)} | {meaning.replace('|', '&#124;')} |")
+    return lines
 
 
 def list_table(header: list[str], rows: list[list[str]], widths: str = "auto") -> list[str]:
@@ -72,17 +77,8 @@ class ObsLayout(Directive):
     required_arguments = 1
 
     def run(self):
-        game = self.arguments[0]
-        counts, rows = layout_rows(game)
-        sizes = importlib.import_module(f"quando_env.{game}.observation").layout
-        dims = ", ".join(str(sum(s for _, s, _ in sizes(n))) for n in counts)
-        intro = (f"Generated from `quando_env.{game}.observation.layout(n)` when these pages were built. Indices are "
-                 f"for {SHOWN_PLAYERS} players; n is the number of players ({counts[0]}..{counts[-1]}), and obs_dim "
-                 f"is {dims} for {counts[0]}..{counts[-1]} players.")
-        lines = [intro, "", "| indices (4 players) | name | size | meaning |", "|---|---|---|---|"]
-        lines += [f"| {a} | `{b}` | {c} | {d.replace('|', '&#124;')} |" for a, b, c, d in rows]
         node = nodes.container()
-        self.state.nested_parse(StringList(lines), self.content_offset, node)
+        self.state.nested_parse(StringList(table(self.arguments[0])), self.content_offset, node)
         return node.children
 
 
