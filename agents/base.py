@@ -15,6 +15,7 @@ class Agent:
     """Base class: batched and single-observation `act`, with shape checks."""
 
     name = "agent"
+    game = None          # the name of the game the agent plays (None: any); agents of another game are refused
     num_actions = None   # the game's action count, where the agent knows it (then masks are checked)
     uses_streams = False
 
