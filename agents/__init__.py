@@ -103,7 +103,7 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", num_pla
         from importlib import import_module
         return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **(options or {}), **kwargs)
     if key == "ppo":
-        return PPOAgent(arg or None, game=game, **kwargs)
+        return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)
     if key == "learned":
         from .learned import LearnedAgent, default_model
         return LearnedAgent(arg or default_model(game, num_players), game=game, num_players=num_players, **kwargs)

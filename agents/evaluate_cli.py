@@ -112,9 +112,11 @@ def rules(args) -> dict:
     return {"edition": args.edition} if args.edition else {}
 
 
-def build(name: str, seed: int, args):
-    """The agent `name` of the command line (a plug-in's file given by its absolute path: plugins.canonical, so
-    that a Ray task started elsewhere finds it)."""
+def build(name: str, seed: int, args, root: str | None = None):
+    """The agent `name` of the command line; what a Ray task started elsewhere builds its agents with, so a
+    plug-in's file comes by its absolute path (plugins.canonical) and a plug-in module with the folder it was
+    imported from here (root: plugins.import_root)."""
+    plugins.importable(root)
     kwargs = {}
     if name == "rollout" and args.rollout_samples is not None:
         kwargs["samples"] = args.rollout_samples
@@ -127,8 +129,8 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
     (None when it ran to the end), its table)."""
     n = args.players
     names = args.league or args.agents
-    makers = [partial(build, plugins.canonical(name), args.seed + AGENT_SEED_STEP * i, args)
-              for i, name in enumerate(names)]
+    makers = [partial(build, plugins.canonical(name), args.seed + AGENT_SEED_STEP * i, args,
+                      plugins.import_root(name)) for i, name in enumerate(names)]
     what = args.game + (f", {args.edition}" if args.edition else "")
     higher = game_class(args.game).higher_total_wins
     played = None
@@ -149,7 +151,7 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
                          batch_size=args.batch_size, progress=not args.no_progress, game=args.game, runner=runner,
-                         **rules(args))
+                         num_players=n, **rules(args))
     except Interrupted as stop:
         res, played = stop.result, len(stop.result.places)
     summary = res.pooled()

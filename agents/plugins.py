@@ -49,6 +49,24 @@ def canonical(spec: str) -> str:
     return f"{Path(target).resolve()}:{attr}" if is_file else spec
 
 
+def import_root(spec: str) -> str | None:
+    """The folder this process imports a plug-in module's top package from (None for other names), for a process
+    started elsewhere (a Ray worker, which does not share this one's sys.path) to import it from: see importable."""
+    if not is_plugin(spec) or split(spec)[2]:
+        return None
+    found = importlib.util.find_spec(split(spec)[0].partition(".")[0])
+    if found is None or not found.origin and not found.submodule_search_locations:
+        return None
+    where = Path(found.origin) if found.origin else Path(list(found.submodule_search_locations)[0]) / "__init__.py"
+    return str(where.parent.parent if found.submodule_search_locations else where.parent)
+
+
+def importable(root: str | None) -> None:
+    """Put a plug-in module's folder (import_root) on sys.path when it is not there yet."""
+    if root is not None and root not in sys.path:
+        sys.path.append(root)
+
+
 def _module_of_file(spec: str, path: Path):
     """The module of a plug-in file, loaded once per process under a name of its own."""
     path = path.resolve()
@@ -102,7 +120,7 @@ def load(spec: str):
                              + (f" (its classes: {', '.join(found)})" if found else ""))
         obj = getattr(obj, part)
     if not callable(obj):
-        raise ValueError(f"agent {spec!r}: {attr} is a {type(obj).__name__}, not an agent class or factory")
+        raise ValueError(f"agent {spec!r}: {attr} is not a class or factory (it is {type(obj).__name__})")
     if inspect.isclass(obj) and not _acts(obj):
         raise ValueError(f"agent {spec!r}: class {attr} is not an agent: it has neither act(obs, mask) nor "
                          "act_batch(obs, masks)")
