@@ -48,13 +48,13 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
     from . import learned
     from .ppo import default_model
 
-    if plugins.is_plugin(str(name)):
-        return plugins.check(name, game)
     key, _, arg = str(name).partition(":")
     own = game_agents(game)
-    if arg and key not in ("ppo", "rllib", "learned"):
+    if arg and (key in ("random", "rollout") or key in own):
         raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
-                         "rllib:CHECKPOINT)")
+                         "rllib:CHECKPOINT); your own agent is FILE.py:NAME or package.module:NAME")
+    if plugins.is_plugin(str(name)):
+        return plugins.check(name, game)
     if key in ("random", "rollout") or key in own:
         return
     if key == "ppo":

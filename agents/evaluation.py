@@ -107,7 +107,7 @@ class MatchResult:
     stats: list
     totals: np.ndarray = field(default=None)      # (games, k) final totals by agent, not by seat
     places: np.ndarray = field(default=None)      # (games, k) places by agent, 0 best
-    game: str = "quando"
+    game: object = "quando"     # the game's name or class
 
     def pooled(self) -> dict:
         """{name: summary} with agents of the same name pooled."""
@@ -202,10 +202,10 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
             rows = slice(r.batch.start, r.batch.start + r.batch.size)
             all_totals[rows], all_places[rows], got[rows] = r.totals, r.places, True
     except KeyboardInterrupt:
-        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], game_class(game).name)) from None
+        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], game)) from None
     finally:
         bar.close()
-    return MatchResult(names, stats, all_totals, all_places, game_class(game).name)
+    return MatchResult(names, stats, all_totals, all_places, game)
 
 
 def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_games=None) -> BatchResult:

@@ -16,8 +16,6 @@ import sys
 import traceback
 from pathlib import Path
 
-import numpy as np
-
 from quando_env.checks import check_plays
 
 from .base import Agent
@@ -147,7 +145,7 @@ def make(spec: str, game: str, offered: dict) -> Agent:
         raise ValueError(f"agent {spec!r}: {target.__name__}(...) gave a {type(agent).__name__}, which has neither "
                          "act(obs, mask) nor act_batch(obs, masks)")
     check_plays(agent, game, f"agent {spec!r}")
-    return agent if isinstance(agent, Agent) else PluginAgent(agent, spec.rpartition(":")[2])
+    return Agent.wrap(agent)
 
 
 def _parameters(target) -> dict:
@@ -157,19 +155,3 @@ def _parameters(target) -> dict:
     except (TypeError, ValueError):
         return {}
     return {k: p for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-
-
-class PluginAgent(Agent):
-    """The Agent interface over a plug-in's object: its act_batch when it has one, else its act row by row."""
-
-    def __init__(self, inner, name: str):
-        self.inner, self.name = inner, name
-        self.game = getattr(inner, "game", None)
-
-    def act_batch(self, obs, masks):
-        if callable(getattr(self.inner, "act_batch", None)):
-            return self.inner.act_batch(obs, masks)
-        return np.array([self.inner.act(o, m) for o, m in zip(obs, masks)], np.int64)
-
-    def __repr__(self):
-        return f"PluginAgent({self.inner!r})"

@@ -148,7 +148,7 @@ def test_the_training_envs_take_the_command_lines_opponent_names(in_root, game):
     env = gym.make(gym_id(game), opponents=["greedy", "random", f"{EXAMPLE}:LowestLegal"])
     obs, info = env.reset(seed=1)
     env.step(int(np.flatnonzero(info["action_mask"])[0]))
-    assert [type(x).__name__ for x in env.unwrapped.core.opponents] == ["GreedyAgent", "str", "PluginAgent"]
+    assert [type(x).__name__ for x in env.unwrapped.core.opponents] == ["GreedyAgent", "str", "WrappedAgent"]
     with pytest.raises(ValueError, match="opponents: unknown agent 'chess'"):
         quando_env.make_vec_env(1, opponents=["random", "chess"], game=game)
 

@@ -44,8 +44,8 @@ class RandomOpponent:
 # ---------------------------------------------------------------- opponents
 def _opponent_names(spec: str, n: int) -> list[str]:
     names = [x.strip() for x in str(spec).split(",")]
-    # a name is case-blind (RANDOM, PPO:PATH); a path or module name keeps its case (my_agents.py:MyAgent)
-    names = [key.lower() + sep + arg if key.isalpha() else key + sep + arg
+    # a name is case-blind (RANDOM, PPO:PATH); a file or module keeps its case (my_agents.py:MyAgent, MyModule:Agent)
+    names = [key.lower() + sep + arg if key.isalpha() and (key.islower() or key.isupper()) else key + sep + arg
              for key, sep, arg in (x.partition(":") for x in names)]
     if any(not x for x in names) or len(names) not in (1, n - 1):
         raise PlayError(f"{spec!r}: give one name for all {n - 1} opponents or {n - 1} names "
