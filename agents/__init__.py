@@ -3,12 +3,14 @@
 Generic agents live here (random, PPO, the rollout search); each game's own players live in its folder
 (agents/quando, agents/cabo: greedy, heuristic). `make_agent(name, game=...)` builds any of them by name;
 `check_agent(name, game=...)` refuses a bad name without building anything (command lines check it first).
+A name may also be a plug-in, FILE.py:NAME or package.module:NAME: your own agent (agents.plugins, docs/agents.md).
 
 ppo:PATH and rllib:CHECKPOINT load files whose libraries (Stable-Baselines3, RLlib) unpickle them: loading
 one runs code it holds, so load only files you trust.
 """
 from pathlib import Path
 
+from . import plugins
 from .base import Agent
 from .ppo import PPOAgent
 from .random_agent import RandomAgent
@@ -20,8 +22,10 @@ __all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "ch
 # The agent names make_agent takes, said once: the command lines' help texts (evaluate.py; python -m quando_env
 # play through the quando_env.agents entry point) show this.
 NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH, learned "
-              "(the shipped learned model), learned:PATH (a model of agents.learner) or rllib:CHECKPOINT; ppo:PATH "
-              "and rllib:CHECKPOINT run code from their file as they load it (pickle), so load only files you trust")
+              "(the shipped learned model), learned:PATH (a model of agents.learner), rllib:CHECKPOINT, or your own "
+              "agent: FILE.py:NAME or package.module:NAME (a class or factory there, see docs/agents.md); ppo:PATH "
+              "and rllib:CHECKPOINT run code from their file as they load it (pickle), and a plug-in's file or "
+              "module runs as it is imported, so load only files you trust")
 
 
 def game_agents(game: str) -> dict:
@@ -39,15 +43,18 @@ def game_agents(game: str) -> dict:
 def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
     """Refuse what make_agent(name, game=game, num_players=num_players) would refuse: ValueError for an unknown
     name or a path where none is taken, FileNotFoundError for a model file or checkpoint that does not exist
-    (`learned` is the shipped model of the game and player count). Builds nothing, loads no file."""
+    (`learned` is the shipped model of the game and player count). Builds nothing and loads no model file; a
+    plug-in's file or module is imported (to find its class, and refuse one that declares another game)."""
     from . import learned
     from .ppo import default_model
 
     key, _, arg = str(name).partition(":")
     own = game_agents(game)
-    if arg and key not in ("ppo", "rllib", "learned"):
+    if arg and (key in ("random", "rollout") or key in own):
         raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
-                         "rllib:CHECKPOINT)")
+                         "rllib:CHECKPOINT); your own agent is FILE.py:NAME or package.module:NAME")
+    if plugins.is_plugin(str(name)):
+        return plugins.check(name, game)
     if key in ("random", "rollout") or key in own:
         return
     if key == "ppo":
@@ -69,17 +76,23 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
             raise FileNotFoundError(f"agent {name!r}: no RLlib checkpoint at {arg}")
         return
     raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH, learned, "
-                     "learned:PATH or rllib:CHECKPOINT")
+                     "learned:PATH, rllib:CHECKPOINT, FILE.py:NAME or package.module:NAME")
 
 
 def make_agent(name: str, seed: int | None = None, game: str = "quando", num_players: int = 4,
-               **kwargs) -> Agent:
+               options: dict | None = None, **kwargs) -> Agent:
     """An agent by its command-line name (NAMES_HELP) for games of `num_players` players: random, rollout, ppo,
     ppo:PATH, learned, learned:PATH (a model of agents.learner, refused here unless made for this game and player
-    count), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), or one of the game's own
-    (greedy, heuristic). ppo:PATH and rllib:CHECKPOINT run code from their file as they load it (pickle): load
-    only files you trust; learned models are read without pickle."""
+    count), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), one of the game's own
+    (greedy, heuristic), or a plug-in FILE.py:NAME / package.module:NAME (agents.plugins: NAME is called with
+    those of game, num_players, seed, the options and kwargs that it names). options: the game's options (e.g.
+    edition), for the agents that use them (rollout, plug-ins). ppo:PATH and rllib:CHECKPOINT run code from
+    their file as they load it (pickle), and a plug-in's file or module runs as it is imported: load only files
+    you trust; learned models are read without pickle."""
     check_agent(name, game, num_players)
+    if plugins.is_plugin(name):
+        offered = {"game": game, "num_players": num_players, "seed": seed, **(options or {}), **kwargs}
+        return plugins.make(name, game, offered)
     key, _, arg = name.partition(":")
     own = game_agents(game)
     if key == "random":
@@ -88,9 +101,9 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", num_pla
         return own[key](**kwargs)
     if key == "rollout":
         from importlib import import_module
-        return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **kwargs)
+        return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **(options or {}), **kwargs)
     if key == "ppo":
-        return PPOAgent(arg or None, game=game, **kwargs)
+        return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)
     if key == "learned":
         from .learned import LearnedAgent, default_model
         return LearnedAgent(arg or default_model(game, num_players), game=game, num_players=num_players, **kwargs)

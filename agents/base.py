@@ -15,6 +15,7 @@ class Agent:
     """Base class: batched and single-observation `act`, with shape checks."""
 
     name = "agent"
+    game = None          # the name of the game the agent plays (None: any); agents of another game are refused
     num_actions = None   # the game's action count, where the agent knows it (then masks are checked)
     uses_streams = False
 
@@ -48,6 +49,30 @@ class Agent:
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+    @staticmethod
+    def wrap(x) -> "Agent":
+        """x itself when it is an Agent, else this interface over its act(obs, mask) of one decision or its
+        act_batch(obs, masks) (docs/agents.md): what a plug-in agent's name builds."""
+        return x if isinstance(x, Agent) else WrappedAgent(x)
+
+
+class WrappedAgent(Agent):
+    """The Agent interface over an object of the plug-in contract: its act_batch when it has one, else its act
+    row by row. Its name and game are the object's."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = getattr(inner, "name", type(inner).__name__)
+        self.game = getattr(inner, "game", None)
+
+    def act_batch(self, obs, masks):
+        if callable(getattr(self.inner, "act_batch", None)):
+            return self.inner.act_batch(obs, masks)
+        return np.array([self.inner.act(o, m) for o, m in zip(obs, masks)], np.int64)
+
+    def __repr__(self):
+        return f"WrappedAgent({self.inner!r})"
 
 
 def player_counter(obs_dim, counts):

@@ -11,7 +11,7 @@ from quando_env.cli import argtypes
 from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.registry import game_class, game_names
 
-from . import NAMES_HELP, check_agent, make_agent
+from . import NAMES_HELP, check_agent, make_agent, plugins
 from .evaluation import Interrupted, build_agents, format_table, play_match
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
 
@@ -26,10 +26,13 @@ def parser() -> argparse.ArgumentParser:
                                 "refused before any game is played.", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--agents", nargs="+", metavar="NAME", help="one agent per seat (agent names: " + NAMES_HELP +
-                   "); with fewer names than --players, the last one fills the remaining seats")
+    g.add_argument("--agents", nargs="+", metavar="NAME", help="the agents of the match, one per seat (agent "
+                   "names: " + NAMES_HELP + "). With fewer names than --players the seats are shared fairly: in "
+                   "game j seat s is played by agent (s - j) mod k (k names), so the extra seats rotate and over "
+                   "any k games every agent plays the same number of seats, whatever its place on the command line")
     g.add_argument("--league", nargs="+", metavar="NAME", help="distinct agents to play round robin (every "
-                   "lineup of --players of them), rated with OpenSkill by the game's own winners and order")
+                   "lineup of --players of them; with fewer agents than --players, one lineup of them all sharing "
+                   "the seats as --agents does), rated with OpenSkill by the game's own winners and order")
     p.add_argument("--games", type=argtypes.int_in(1, MAX_GAMES), default=200,
                    help=f"games (per lineup in a league), 1..{MAX_GAMES}; default 200")
     p.add_argument("--seed", type=argtypes.seed, default=0, help="game j is seeded seed + j; default 0")
@@ -68,8 +71,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     lineups = math.comb(len(names), args.players) if args.league and len(names) >= args.players else 1
     argtypes.check_seed_room(p, args.seed, LINEUP_SEED_STEP * (lineups - 1) + args.games - 1,
                              f"{lineups} lineup(s) of {args.games} games")
-    seats = max(len(names), args.players)     # a match fills every seat with an agent, each seeded
-    argtypes.check_seed_room(p, args.seed, AGENT_SEED_STEP * (seats - 1), f"{seats} agents")
+    argtypes.check_seed_room(p, args.seed, AGENT_SEED_STEP * (len(names) - 1), f"{len(names)} agents")
     for name in names:
         try:
             check_agent(name, args.game, num_players=args.players)
@@ -110,22 +112,27 @@ def rules(args) -> dict:
     return {"edition": args.edition} if args.edition else {}
 
 
-def build(name: str, seed: int, args):
+def build(name: str, seed: int, args, root: str | None = None):
+    """The agent `name` of the command line; what a Ray task started elsewhere builds its agents with, so a
+    plug-in's file comes by its absolute path (plugins.canonical) and a plug-in module with the folder it was
+    imported from here (root: plugins.import_root)."""
+    plugins.importable(root)
     kwargs = {}
-    if name == "rollout":
-        kwargs.update(rules(args))
-        if args.rollout_samples is not None:
-            kwargs["samples"] = args.rollout_samples
-            kwargs["knock_samples"] = 2 * args.rollout_samples
-    return make_agent(name, seed=seed, game=args.game, num_players=args.players, **kwargs)
+    if name == "rollout" and args.rollout_samples is not None:
+        kwargs["samples"] = args.rollout_samples
+        kwargs["knock_samples"] = 2 * args.rollout_samples
+    return make_agent(name, seed=seed, game=args.game, num_players=args.players, options=rules(args), **kwargs)
 
 
 def play(args, runner) -> tuple[dict, dict, int | None, str]:
     """Play the match or league: (its JSON, the summary to chart, the games played when Ctrl-C stopped it early
     (None when it ran to the end), its table)."""
     n = args.players
-    names = args.league or args.agents + [args.agents[-1]] * (n - len(args.agents))
-    makers = [partial(build, name, args.seed + AGENT_SEED_STEP * i, args) for i, name in enumerate(names)]
+    names = args.league or args.agents
+    makers = [partial(build, plugins.canonical(name), args.seed + AGENT_SEED_STEP * i, args,
+                      plugins.import_root(name)) for i, name in enumerate(names)]
+    what = args.game + (f", {args.edition}" if args.edition else "")
+    higher = game_class(args.game).higher_total_wins
     played = None
     t0 = time.time()
     where = f" on Ray ({runner.num_cpus} CPUs)" if runner else ""
@@ -136,21 +143,20 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
                                  runner=runner, **rules(args))
         except Interrupted as stop:
             result, played = stop.result, stop.result["games_played"]
-        title = (f"league of {len(names)} agents, {n} players, {len(result['lineups'])} lineups x {args.games} "
-                 f"games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
+        title = (f"{what}: league of {len(names)} agents, {n} players, {len(result['lineups'])} lineups x "
+                 f"{args.games} games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
                  f"{partial_note(played, len(result['lineups']) * args.games)}")
         out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args), **result}
-        return out, result["ratings"], played, title + "\n" + format_ratings(result)
+        return out, result["ratings"], played, title + "\n" + format_ratings(result, higher)
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
                          batch_size=args.batch_size, progress=not args.no_progress, game=args.game, runner=runner,
-                         **rules(args))
+                         num_players=n, **rules(args))
     except Interrupted as stop:
         res, played = stop.result, len(stop.result.places)
     summary = res.pooled()
-    what = args.game + (f", {args.edition}" if args.edition else "")
-    table = format_table(summary, f"{args.games} games, {n} players ({what}), seats rotating, seed {args.seed}, "
-                                  f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}")
+    table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
+                                  f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
            **rules(args), "seats": names, "agents": summary}
     return out, summary, played, table
@@ -188,10 +194,11 @@ def main(argv=None) -> int:
         if args.plot:
             from .plots import plot_ratings, plot_summary
 
-            paths = plot_summary(summary, args.plot, title=f"{args.players} players",
+            what = f"{args.game}, {args.players} players"
+            paths = plot_summary(summary, args.plot, title=what,
                                  higher_total_wins=game_class(args.game).higher_total_wins)
             if args.league:
-                paths += plot_ratings(out, args.plot)
+                paths += plot_ratings(out, args.plot, title=what)
             print("charts: " + ", ".join(str(p) for p in paths))
     except OSError as e:
         print(f"evaluate.py: error: could not write the results: {e}", file=sys.stderr)

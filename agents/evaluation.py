@@ -1,13 +1,19 @@
 """Play agents against each other on batches of any game and measure them (the engine of evaluate.py).
 
-Seats rotate: in game j the agent listed at position i plays seat (i + j) mod n, so over n consecutive
-games every agent sits in every seat once and no agent keeps the starting advantage. Game j is seeded
-seed + j, and agents that draw random numbers draw them from streams of that game's seed (one per agent
-entry), so a run depends on the seed alone: not on the batch size, nor on how games are split up.
+Seats rotate: with k agents for n seats (k <= n), in game j seat s is played by agent (s - j) mod k. With one
+agent per seat (k = n) agent i plays seat (i + j) mod n: over n consecutive games every agent sits in every seat
+once and no agent keeps the starting advantage. With fewer agents than seats some agents play two (or more) seats
+of a game, and which ones rotates: over any k consecutive games every agent plays the same number of seat-games
+and sits in every seat equally often, whatever its place in the list. An agent's counts are per seat-game (a game
+in which it plays two seats counts twice). Game j is seeded seed + j, and agents that draw random numbers draw
+them from streams of that game's seed (one per seat entry), so a run depends on the seed alone: not on the batch
+size, nor on how games are split up. A stream belongs to the entry (s - j) mod n rather than to the agent, so
+lineups that repeat agents in a cycle (k dividing n) play what their spelled-out list of n agents plays.
 
 Who won and who came next is the game's own: its winners() first, then the other seats by final total in the
 direction the game declares (Game.higher_total_wins: Help!'s highest total wins, Quando's and Cabo's lowest), so
-win rates, league ratings and knock success mean the same in every game.
+win rates, league ratings and knock success mean the same in every game. Summaries hold only what means
+something for the game: knock counts only for a game with a knock (Game.knock_action).
 
 A match is cut into batches (split_games) that play_batch plays one at a time: play_match plays them here one
 after another, or hands them to a runner (agents.ray_tasks.RayRunner: Ray tasks on every CPU of a cluster),
@@ -21,6 +27,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from quando_env import rng
+from quando_env.checks import check_plays
 from quando_env.registry import game_class
 
 from .base import Agent
@@ -43,10 +50,11 @@ class SeatStats:
         for k in self.__dataclass_fields__:
             setattr(self, k, getattr(self, k) + getattr(other, k))
 
-    def summary(self) -> dict:
+    def summary(self, knocks: bool = True) -> dict:
+        """The counts as rates; knocks: the game has a knock (Game.knock_action), else its keys are left out."""
         lo, hi = wilson(self.wins, self.games)
         g = max(self.games, 1)
-        return {
+        out = {
             "games": self.games,
             "win_rate": self.wins / g,
             "win_rate_ci95": [lo, hi],
@@ -58,6 +66,15 @@ class SeatStats:
             "mean_final_total": self.totals / g,
             "truncated_games": self.truncated,
         }
+        return out if knocks else {k: v for k, v in out.items() if k not in KNOCK_KEYS}
+
+
+KNOCK_KEYS = ("knock_rate", "knock_success_rate", "knocks")
+
+
+def has_knock(game) -> bool:
+    """The game (a name or class) has a knock action, so knock counts mean something."""
+    return game_class(game).knock_action is not None
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -83,20 +100,21 @@ def places(won: np.ndarray, totals: np.ndarray, higher_total_wins: bool) -> np.n
 
 @dataclass
 class MatchResult:
-    """Per-entry stats of a match (entry i = the agent given at position i), each game's final totals and each
-    game's places (see places: 0 for its winners)."""
+    """Per-agent stats of a match (agent i = the agent given at position i), and per game each agent's place
+    (see places: 0 for its winners; an agent with several seats: its best seat's) and that seat's final total."""
 
     names: list
     stats: list
-    totals: np.ndarray = field(default=None)      # (games, n) final totals by entry, not by seat
-    places: np.ndarray = field(default=None)      # (games, n) places by entry, 0 best
+    totals: np.ndarray = field(default=None)      # (games, k) final totals by agent, not by seat
+    places: np.ndarray = field(default=None)      # (games, k) places by agent, 0 best
+    game: object = "quando"     # the game's name or class
 
     def pooled(self) -> dict:
-        """{name: summary} with entries of the same name pooled."""
+        """{name: summary} with agents of the same name pooled."""
         out = {}
         for name, st in zip(self.names, self.stats):
             out.setdefault(name, SeatStats()).add(st)
-        return {k: v.summary() for k, v in out.items()}
+        return {k: v.summary(has_knock(self.game)) for k, v in out.items()}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -118,12 +136,12 @@ class Batch:
 
 @dataclass
 class BatchResult:
-    """What one batch adds to its match: per-entry stats and its games' final totals and places by entry."""
+    """What one batch adds to its match: per-agent stats and its games' final totals and places by agent."""
 
     batch: Batch
     stats: list
-    totals: np.ndarray      # (batch.size, n)
-    places: np.ndarray      # (batch.size, n)
+    totals: np.ndarray      # (batch.size, k)
+    places: np.ndarray      # (batch.size, k)
 
 
 def split_games(games: int, batch_size: int, min_batches: int = 1) -> list[Batch]:
@@ -146,27 +164,30 @@ def build_agents(makers) -> list:
 def play_match(agents, games: int, seed: int = 0, names: list | None = None, batch_size: int = 256,
                progress: bool = True, desc: str = "games", game: str = "quando", runner=None,
                **config) -> MatchResult:
-    """Play `games` games of `game` with agents[i] at entry i (len(agents) = num_players); seats rotate per game.
+    """Play `games` games of `game` between the k agents (k <= num_players); seats rotate per game (in game j seat
+    s is played by agent (s - j) mod k: see the module's docstring).
 
     agents: the agents, or a picklable function building them (e.g. partial(build_agents, makers)): a runner
     then builds them inside each task rather than receiving copies. runner: where the batches run (None: here,
     one after another; agents.ray_tasks.RayRunner: as Ray tasks): an object with `num_cpus` (the batches are
     at least that many) and `map(play, batches, on_games)`, yielding play(batch) for every batch in any order
-    and calling on_games(k) as k games finish. config: the game's options (num_players defaults to
-    len(agents)).
+    and calling on_games(m) as m games finish. config: the game's options (num_players defaults to
+    len(agents)). An agent that declares another game (its `game`) is refused before any game is played.
     """
     built = agents() if callable(agents) else list(agents)
-    n = len(built)
-    config.setdefault("num_players", n)
-    if config["num_players"] != n:
-        raise ValueError(f"{n} agents for {config['num_players']} players: give one agent per seat")
-    for a in built:
+    k = len(built)
+    config.setdefault("num_players", k)
+    if not 1 <= k <= config["num_players"]:
+        raise ValueError(f"{k} agents for {config['num_players']} players: give 1 to {config['num_players']} agents "
+                         "(with fewer agents than seats, the extra seats rotate among them)")
+    names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in built]
+    for name, a in zip(names, built):
         if not isinstance(a, Agent) and not hasattr(a, "act"):
             raise TypeError(f"{a!r} is not an agent: it needs act(obs, masks)")
-    names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in built]
-    stats = [SeatStats() for _ in range(n)]
-    all_totals = np.zeros((games, n), np.int64)
-    all_places = np.zeros((games, n), np.int64)
+        check_plays(a, game_class(game).name, f"agent {name!r}")
+    stats = [SeatStats() for _ in range(k)]
+    all_totals = np.zeros((games, k), np.int64)
+    all_places = np.zeros((games, k), np.int64)
     batches = split_games(games, batch_size, runner.num_cpus if runner else 1)
     bar = tqdm(total=games, desc=desc, disable=not progress, unit="game", leave=False)
     if runner is None:
@@ -181,27 +202,28 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
             rows = slice(r.batch.start, r.batch.start + r.batch.size)
             all_totals[rows], all_places[rows], got[rows] = r.totals, r.places, True
     except KeyboardInterrupt:
-        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got])) from None
+        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], game)) from None
     finally:
         bar.close()
-    return MatchResult(names, stats, all_totals, all_places)
+    return MatchResult(names, stats, all_totals, all_places, game)
 
 
 def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_games=None) -> BatchResult:
     """Play one batch of a match (what a runner's task runs); agents: the agents or a function building them.
-    on_games(k) is called as k games finish."""
+    on_games(m) is called as m games finish."""
     agents = agents() if callable(agents) else agents
-    n = len(agents)
+    k = len(agents)
     b = batch.size
-    stats = [SeatStats() for _ in range(n)]
-    totals_out = np.zeros((b, n), np.int64)
-    places_out = np.zeros((b, n), np.int64)
+    stats = [SeatStats() for _ in range(k)]
+    totals_out = np.zeros((b, k), np.int64)
+    places_out = np.zeros((b, k), np.int64)
     seed = seed + batch.start
-    rot = (batch.start + np.arange(b)) % n                  # entry i plays seat (i + rot) % n
     vg = game_class(game)(b, seed=seed, autoreset=False, **config)
+    n = vg.num_players
     rows = np.arange(b)
-    entry_of_seat = (np.arange(n)[None, :] - rot[:, None]) % n   # (b, n): entry playing each seat
-    streams = np.stack([rng.streams(seed + np.arange(b), rng.SALT_AGENT + i) for i in range(n)], axis=1)
+    shift = np.arange(n)[None, :] - (batch.start + rows)[:, None]       # game j, seat s: s - j
+    agent_of_seat, entry_of_seat = shift % k, shift % n     # (b, n); with k = n, agent i is entry i
+    streams = np.stack([rng.streams(seed + rows, rng.SALT_AGENT + e) for e in range(n)], axis=1)   # per entry
     knocker = np.full(b, -1, np.int64)
     done = np.zeros(b, bool)
     actions = np.zeros(b, np.int64)
@@ -210,14 +232,15 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
         live = cur >= 0
         obs = vg.observe()
         masks = vg.legal_action_mask
-        entry = np.where(live, entry_of_seat[rows, np.maximum(cur, 0)], -1)
+        who = np.where(live, agent_of_seat[rows, np.maximum(cur, 0)], -1)
         actions[:] = -1
-        for i in range(n):
-            idx = np.flatnonzero(entry == i)
+        for i in range(k):
+            idx = np.flatnonzero(who == i)
             if idx.size:
-                own = streams[idx, i]
+                entry = entry_of_seat[idx, cur[idx]]
+                own = streams[idx, entry]
                 actions[idx] = agents[i].act(obs[idx], masks[idx], streams=own)
-                streams[idx, i] = own
+                streams[idx, entry] = own
         knocked_now = live & (actions == vg.knock_action) if vg.knock_action is not None else live & False
         knocker[knocked_now] = cur[knocked_now]
         vg.step(actions)
@@ -226,14 +249,14 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
             pts = vg.round_points[ended]
             for j, g in enumerate(ended):
                 for seat in range(n):
-                    st = stats[entry_of_seat[g, seat]]
+                    st = stats[agent_of_seat[g, seat]]
                     st.rounds += 1
                     st.round_points += int(pts[j, seat])
-                k = knocker[g]
-                if k >= 0:          # a knock succeeded when the knocker had the round's best points
-                    st = stats[entry_of_seat[g, k]]
+                s = knocker[g]
+                if s >= 0:          # a knock succeeded when the knocker had the round's best points
+                    st = stats[agent_of_seat[g, s]]
                     st.knocks += 1
-                    st.knock_wins += int(pts[j, k] == (pts[j].max() if vg.higher_total_wins else pts[j].min()))
+                    st.knock_wins += int(pts[j, s] == (pts[j].max() if vg.higher_total_wins else pts[j].min()))
             knocker[ended] = -1
         finished = np.flatnonzero(live & (vg.game_over | vg.truncated))
         if finished.size:
@@ -241,30 +264,45 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
             won = vg.winners(finished)
             place = places(won, tot, vg.higher_total_wins)
             for j, g in enumerate(finished):
-                for seat in range(n):
-                    st = stats[entry_of_seat[g, seat]]
+                for seat in sorted(range(n), key=lambda x: -place[j, x]):   # best seat last: it gives the result
+                    i = agent_of_seat[g, seat]
+                    st = stats[i]
                     st.games += 1
                     st.wins += int(won[j, seat])
                     st.totals += int(tot[j, seat])
                     st.truncated += int(vg.truncated[g])
-                    totals_out[g, entry_of_seat[g, seat]] = tot[j, seat]
-                    places_out[g, entry_of_seat[g, seat]] = place[j, seat]
+                    totals_out[g, i] = tot[j, seat]
+                    places_out[g, i] = place[j, seat]
             done[finished] = True
             if on_games is not None:
                 on_games(finished.size)
     return BatchResult(batch, stats, totals_out, places_out)
 
 
-def format_table(summary: dict, title: str = "") -> str:
-    """A plain-text table of pooled summaries."""
+COLUMNS = [  # (summary key, header, width, format): a table shows the columns whose key its summaries hold
+    ("games", "games", 7, "d"), ("win_rate", "win rate", 10, ".3f"), ("win_rate_ci95", "95% CI", 17, "ci"),
+    ("mean_round_points", "pts/round", 11, ".2f"), ("knock_rate", "knock rate", 12, ".3f"),
+    ("knock_success_rate", "knock ok", 10, ".3f"), ("mean_rounds_per_game", "rounds/game", 13, ".2f")]
+
+
+def format_table(summary: dict, title: str = "", higher_total_wins: bool = False, columns=COLUMNS) -> str:
+    """A plain-text table of pooled summaries: the columns of `columns` the summaries hold (a game without a
+    knock has no knock columns), and a line saying which way points are better (the game's higher_total_wins)."""
+    first = next(iter(summary.values()), {})
+    cols = [c for c in columns if c[0] in first]
     w = max([22] + [len(k) + 2 for k in summary])
-    head = f"{'agent':<{w}}{'games':>7}{'win rate':>10}{'95% CI':>17}{'pts/round':>11}{'knock rate':>12}" \
-           f"{'knock ok':>10}{'rounds/game':>13}"
+    head = f"{'agent':<{w}}" + "".join(f"{h:>{width}}" for _, h, width, _ in cols)
     lines = ([title] if title else []) + [head, "-" * len(head)]
     for name, s in summary.items():
-        ks = s["knock_success_rate"]
-        lo, hi = s["win_rate_ci95"]
-        lines.append(f"{name:<{w}}{s['games']:>7}{s['win_rate']:>10.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
-                     f"{s['mean_round_points']:>11.2f}{s['knock_rate']:>12.3f}"
-                     f"{('-' if ks is None else f'{ks:.3f}'):>10}{s['mean_rounds_per_game']:>13.2f}")
-    return "\n".join(lines)
+        lines.append(f"{name:<{w}}" + "".join(f"{cell(s[key], fmt):>{width}}" for key, _, width, fmt in cols))
+    return "\n".join(lines + [f"pts/round: mean points per round, {'higher' if higher_total_wins else 'lower'} is "
+                              "better"])
+
+
+def cell(value, fmt: str) -> str:
+    """One table cell: a number in its format, an interval [lo, hi], or - for None (e.g. no knock yet)."""
+    if value is None:
+        return "-"
+    if fmt == "ci":
+        return f"[{value[0]:.3f}, {value[1]:.3f}]"
+    return format(value, fmt)

@@ -3,25 +3,25 @@ game's own: agents.evaluation.places)."""
 from functools import partial
 from itertools import combinations
 
-from .evaluation import Interrupted, SeatStats, build_agents, play_match
+from .evaluation import COLUMNS, Interrupted, SeatStats, build_agents, format_table, has_knock, play_match
 
 LINEUP_SEED_STEP = 100_003    # lineup l of a league plays the games seeded seed + 100_003 l + j
 
 
 def lineups(names: list, num_players: int) -> list[tuple]:
-    """Every set of num_players distinct entrants (round robin); with fewer entrants than seats, one lineup
-    that seats them in turn (A B C A ...)."""
+    """Every set of num_players distinct entrants (round robin); with fewer entrants than seats, one lineup of
+    them all, whose extra seats rotate among them game by game (agents.evaluation)."""
     if len(names) < 2:
         raise ValueError("a league needs at least two agents")
     if len(set(names)) != len(names):
         raise ValueError(f"league entrants must be distinct, got {names}")
     if len(names) >= num_players:
         return list(combinations(names, num_players))
-    return [tuple(names[i % len(names)] for i in range(num_players))]
+    return [tuple(names)]
 
 
 def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_players: int = 4,
-                progress: bool = True, batch_size: int = 256, runner=None, **config) -> dict:
+                progress: bool = True, batch_size: int = 256, runner=None, game: str = "quando", **config) -> dict:
     """Round robin of the agents built by factories {name: () -> agent}; returns ratings and pooled stats.
     With a runner (see play_match), its tasks build each lineup's agents from the factories (which Ray ships
     with cloudpickle).
@@ -30,7 +30,7 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
 
     Each game updates the ratings once: every entrant in the lineup is a team (its seats), ranked by its
     best seat's place in that game (agents.evaluation.places: the game's winners first, then the final totals
-    in the game's direction; ties share a rank)."""
+    in the game's direction; ties share a rank). The stats hold knock counts only for a game with a knock."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -45,44 +45,43 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
         try:
             res = play_match(entrants, games_per_lineup, seed=seed + LINEUP_SEED_STEP * li, names=list(lineup),
                              progress=progress, desc=" vs ".join(lineup), batch_size=batch_size, runner=runner,
-                             num_players=num_players, **config)
+                             num_players=num_players, game=game, **config)
         except Interrupted as stop:
-            rate(model, ratings, stats, lineup, stop.result)
+            rate(model, ratings, stats, stop.result)
             raise Interrupted(league_result(ratings, stats, table, games_per_lineup,
-                                            played + len(stop.result.places))) from None
-        rate(model, ratings, stats, lineup, res)
+                                            played + len(stop.result.places), game)) from None
+        rate(model, ratings, stats, res)
         played += len(res.places)
-    return league_result(ratings, stats, table, games_per_lineup, played)
+    return league_result(ratings, stats, table, games_per_lineup, played, game)
 
 
-def rate(model, ratings: dict, stats: dict, lineup: tuple, res) -> None:
-    """Add one lineup's match (res, a MatchResult) to the league's stats and ratings, game by game."""
+def rate(model, ratings: dict, stats: dict, res) -> None:
+    """Add one lineup's match (res, a MatchResult: one place per entrant and game, its best seat's) to the
+    league's stats and ratings, game by game."""
     for name, st in zip(res.names, res.stats):
         stats[name].add(st)
-    teams = sorted(set(lineup), key=lineup.index)
-    seats = {t: [i for i, x in enumerate(lineup) if x == t] for t in teams}
     for place in res.places:
-        ranks = [float(min(place[i] for i in seats[t])) for t in teams]
-        new = model.rate([[ratings[t]] for t in teams], ranks=ranks)
-        for t, team in zip(teams, new):
+        new = model.rate([[ratings[t]] for t in res.names], ranks=[float(x) for x in place])
+        for t, team in zip(res.names, new):
             ratings[t] = team[0]
 
 
-def league_result(ratings: dict, stats: dict, table: list, games_per_lineup: int, played: int) -> dict:
+def league_result(ratings: dict, stats: dict, table: list, games_per_lineup: int, played: int,
+                  game: str = "quando") -> dict:
     """What play_league returns: the entrants by rating (best first) with their pooled stats."""
     out = {}
     for name in ratings:
         r = ratings[name]
-        out[name] = {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal(), **stats[name].summary()}
+        out[name] = {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal(), **stats[name].summary(has_knock(game))}
     order = sorted(out, key=lambda k: -out[k]["ordinal"])
     return {"lineups": [list(x) for x in table], "games_per_lineup": games_per_lineup, "games_played": played,
             "ratings": {k: out[k] for k in order}}
 
 
-def format_ratings(result: dict) -> str:
-    head = f"{'agent':<22}{'ordinal':>9}{'mu':>9}{'sigma':>8}{'games':>7}{'win rate':>10}{'pts/round':>11}"
-    lines = [head, "-" * len(head)]
-    for name, r in result["ratings"].items():
-        lines.append(f"{name:<22}{r['ordinal']:>9.2f}{r['mu']:>9.2f}{r['sigma']:>8.2f}{r['games']:>7}"
-                     f"{r['win_rate']:>10.3f}{r['mean_round_points']:>11.2f}")
-    return "\n".join(lines)
+RATING_COLUMNS = [("ordinal", "ordinal", 9, ".2f"), ("mu", "mu", 9, ".2f"), ("sigma", "sigma", 8, ".2f")] + \
+    [c for c in COLUMNS if c[0] in ("games", "win_rate", "mean_round_points")]
+
+
+def format_ratings(result: dict, higher_total_wins: bool = False) -> str:
+    """The league's table, best first (evaluation.format_table's, with the ratings)."""
+    return format_table(result["ratings"], higher_total_wins=higher_total_wins, columns=RATING_COLUMNS)

@@ -134,6 +134,7 @@ class LearnedAgent(Agent):
                 obs_dim = game_class(game).obs_dim_of(num_players)
             header, weights = load_model(path, game=game, obs_dim=obs_dim)
         self.path, self.header, self.weights = path, header, weights
+        self.game = header["game"]
         self.num_actions = header["num_actions"]
 
     def scores(self, obs, masks) -> np.ndarray:

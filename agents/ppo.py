@@ -46,7 +46,8 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None, game: str = "quando"):
+    def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None, game: str = "quando",
+                 num_players: int | None = None):
         if model is None:
             from sb3_contrib import MaskablePPO
 
@@ -61,6 +62,24 @@ class PPOAgent(Agent):
         self.obs_dim = int(np.prod(model.observation_space.shape))
         self.game = game
         self._hinter = None
+        if num_players is not None:
+            self.check_fits(num_players)
+
+    def check_fits(self, num_players: int) -> None:
+        """Refuse a model whose observations are not those of self.game for num_players (with or without the
+        heuristic hint), naming the game and player count it was made for where one of this project fits."""
+        from quando_env.registry import game_class, game_names
+
+        def lengths(game, n):
+            cls = game_class(game)
+            return (cls.obs_dim_of(n), cls.obs_dim_of(n) + cls.num_actions)
+
+        if self.obs_dim in lengths(self.game, num_players):
+            return
+        made_for = [f"{g} with {n} players" for g in game_names() for n in range(2, 7) if self.obs_dim in lengths(g, n)]
+        raise ValueError(f"PPO model {self.path}: its observations have length {self.obs_dim} ("
+                         f"{' or '.join(made_for) or 'no game here'}); it cannot play {self.game} with {num_players} "
+                         f"players (length {lengths(self.game, num_players)[0]})")
 
     def act_batch(self, obs, masks):
         if obs.shape[1] + masks.shape[1] == self.obs_dim:

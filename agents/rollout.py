@@ -74,6 +74,7 @@ class RolloutAgent(Agent):
             from .quando import search_kit
             kit = search_kit()
         self.kit = kit
+        self.game = kit.game_class.name
         self.rng = np.random.default_rng(seed)
         self._cfg = {}
 

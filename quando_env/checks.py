@@ -133,3 +133,11 @@ def as_list(x, name: str, allowed: str, lo: int, hi: int | None = None, unit: st
     if not lo <= len(x) <= hi:
         raise ValueError(f"{name} has {len(x)} {unit}, a {name} has {exactly}{allowed}")
     return list(x)
+
+
+def check_plays(agent, game: str, what: str) -> None:
+    """Refuse an agent (or its class) that declares another game: its `game` attribute, a game's name, is not
+    `game`. One that declares none plays any game."""
+    declared = getattr(agent, "game", None)
+    if isinstance(declared, str) and declared != game:
+        raise ValueError(f"{what} plays {declared}, not {game}: give an agent made for {game}")

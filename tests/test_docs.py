@@ -2,8 +2,9 @@
 
 The rule (docs/contributing.md): ```python blocks are executed, each in a fresh namespace unless its fence says
 ```python continued (then it goes on in the namespace of the block before it in the same file); every command of a
-```bash block is checked by its program's own parser (or is one of README's CI commands, a pip install of extras
-that exist, or the docs build); ```bash run blocks are also executed. Everything runs in a temporary folder.
+```bash block, and every `$ ` line of a ```console block, is checked by its program's own parser (or is one of
+README's CI commands, a pip install of extras that exist, or the docs build); ```bash run blocks are also executed.
+Everything runs in a temporary folder.
 """
 import importlib
 import importlib.util
@@ -72,9 +73,11 @@ def test_python_blocks_run(page, found, ray, tmp_path, monkeypatch, request):
     run_python(str(page.relative_to(ROOT)), found)
 
 
-def test_a_broken_or_unjoined_block_fails(tmp_path):
+def test_a_broken_or_unjoined_block_fails():
     """The runner itself: a block using a name it does not define fails unless its fence says `continued`."""
-    page = "x = 1\n```python\nimport math\ny = math.pi\n```\n```python continued\nprint(y)\n```\n```python\nprint(y)\n```\n"
+    page = ("x = 1\n```python\nimport math\ny = math.pi\n```\n"
+            "```python continued\nprint(y)\n```\n"
+            "```python\nprint(y)\n```\n")
     found = [(line, words, code) for line, lang, words, code in blocks(page) if lang == "python"]
     assert [words for _, words, _ in found] == [[], ["continued"], []]
     run_python("page.md", found[:2])
@@ -93,10 +96,14 @@ def test_readme_has_ci_commands():
     assert ci_commands() and all(command in readme for command in ci_commands())
 
 
-def commands(code: str) -> list[list[str]]:
-    """Each command of a shell block as argv (comments dropped, `&&` chains split)."""
+def commands(code: str, prompt: str = "") -> list[list[str]]:
+    """Each command of a shell block as argv (comments dropped, `&&` chains split); with a `prompt` ("$ " in a
+    console block) only the lines after it are commands, the others their output."""
     out = []
     for line in code.splitlines():
+        if not line.startswith(prompt):
+            continue
+        line = line[len(prompt):]
         words = shlex.split(line, comments=True)
         while words:
             cut = words.index("&&") if "&&" in words else len(words)
@@ -128,11 +135,12 @@ def cli_parser(argv: list[str]):
 def shell_cases():
     ci = ci_commands()
     cases = []
-    for page, line, words, code in page_blocks("bash"):
+    found = [(*block, "") for block in page_blocks("bash")] + [(*block, "$ ") for block in page_blocks("console")]
+    for page, line, words, code, prompt in found:
         where = f"{page.relative_to(ROOT)}:{line}"
         if code.strip() in ci:
             continue    # .ci/run runs it (test_readme_has_ci_commands keeps them in sync)
-        cases += [pytest.param(argv, id=f"{where}:{shlex.join(argv)[:60]}") for argv in commands(code)]
+        cases += [pytest.param(argv, id=f"{where}:{shlex.join(argv)[:60]}") for argv in commands(code, prompt)]
         if "run" in words:
             cases.append(pytest.param(code, id=f"{where}:run"))
     return cases
@@ -140,10 +148,12 @@ def shell_cases():
 
 @pytest.mark.parametrize("command", shell_cases())
 def test_shell_commands(command, tmp_path, monkeypatch, capsys):
+    """In a fresh folder that sees the repository's scripts and examples (paths as in the docs), and gets what
+    they write."""
     monkeypatch.chdir(tmp_path)
+    for name in ("evaluate.py", "train.py", "examples", "benchmarks", "constraints.txt", "pyproject.toml"):
+        (tmp_path / name).symlink_to(ROOT / name)
     if isinstance(command, str):    # a ```bash run block: executed
-        for name in ("evaluate.py", "train.py", "examples", "benchmarks", "constraints.txt", "pyproject.toml"):
-            (tmp_path / name).symlink_to(ROOT / name)
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=tmp_path, env=env,
                               capture_output=True, text=True)

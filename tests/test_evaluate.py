@@ -99,15 +99,15 @@ def test_summary_fields():
 
 
 def test_wrong_number_of_agents():
-    with pytest.raises(ValueError, match="one agent per seat"):
-        play_match([GreedyAgent()] * 3, 2, num_players=4, progress=False)
+    with pytest.raises(ValueError, match="5 agents for 4 players: give 1 to 4 agents"):
+        play_match([GreedyAgent()] * 5, 2, num_players=4, progress=False)
 
 
 def test_league_lineups():
     assert lineups(["a", "b", "c", "d", "e"], 4) == [("a", "b", "c", "d"), ("a", "b", "c", "e"),
                                                      ("a", "b", "d", "e"), ("a", "c", "d", "e"),
                                                      ("b", "c", "d", "e")]
-    assert lineups(["a", "b"], 4) == [("a", "b", "a", "b")]
+    assert lineups(["a", "b"], 4) == [("a", "b")]       # one lineup sharing the seats (play_match's rule)
     with pytest.raises(ValueError):
         lineups(["a", "a"], 4)
 

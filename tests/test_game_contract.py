@@ -222,7 +222,8 @@ def test_play_match_with_random_agents(tiny):
     res = play_match([RandomAgent(0), RandomAgent(1)], games=100, seed=0, progress=False, game=tiny)
     s = res.pooled()["random"]
     assert s["games"] == 200 and sum(st.wins for st in res.stats) >= 100
-    assert s["mean_rounds_per_game"] >= 3 and s["knocks"] == 0 and s["truncated_games"] == 0
+    assert s["mean_rounds_per_game"] >= 3 and s["truncated_games"] == 0
+    assert "knocks" not in s        # the tiny game has no knock (knock_action None): no knock counts
     assert (res.totals.max(axis=1) == 3).all()
     # truncated after one decision: 0-0, both seats win (ties share)
     res = play_match([RandomAgent(0), RandomAgent(1)], games=10, progress=False, game=tiny, max_steps=1)

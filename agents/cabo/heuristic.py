@@ -255,6 +255,7 @@ class HeuristicAgent(KernelAgent):
     """The careful human-like Cabo player above; `params` override entries of DEFAULTS. Deterministic."""
 
     name = "heuristic"
+    game = "cabo"
     num_actions = NUM_ACTIONS
     defaults = DEFAULTS
     kernel = staticmethod(heuristic_kernel)

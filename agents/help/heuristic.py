@@ -288,6 +288,7 @@ class HeuristicAgent(KernelAgent):
     """The careful human-like Help! player above; `params` override entries of DEFAULTS. Deterministic."""
 
     name = "heuristic"
+    game = "help"
     num_actions = NUM_ACTIONS
     defaults = DEFAULTS
     kernel = staticmethod(heuristic_kernel)

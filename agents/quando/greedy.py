@@ -59,6 +59,7 @@ class GreedyAgent(Agent):
     most `take_below`, else the hidden side; knocks as soon as its sum is at most `threshold`."""
 
     name = "greedy"
+    game = "quando"
     num_actions = NUM_ACTIONS
 
     def __init__(self, threshold: int = 6, take_below: int = 4):

@@ -288,6 +288,7 @@ class HeuristicAgent(ParamAgent):
     observation always gets the same action (its knock estimate is seeded by the observation)."""
 
     name = "heuristic"
+    game = "quando"
     num_actions = NUM_ACTIONS
     defaults = DEFAULTS
 

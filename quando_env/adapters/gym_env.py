@@ -57,8 +57,9 @@ class GameEnv(gym.Env):
     """A game (`game`: a name such as "quando", or a game class) from one seat: the other seats are played
     inside `step` by `opponents`.
 
-    opponents: "random" (default), an object with the batched agent interface act(obs, masks), an object
-    with an SB3-style predict, or a list of these to draw from per seat and episode (an opponent pool).
+    opponents: "random" (default), another agent name of the command lines ("heuristic", "ppo:PATH",
+    "my_agents.py:MyAgent", ...), an object with the batched agent interface act(obs, masks), an object with an
+    SB3-style predict, or a list of these to draw from per seat and episode (an opponent pool); see opponents.py.
     seat: the learner's seat, or "random" (default): drawn per episode from the game's stream.
     illegal_action: "raise" (default: ValueError naming the legal actions) or "random" (replaced by a random
     legal action, info["illegal_action"] = True). rules: the game's config (num_players, episode="game"|"round",

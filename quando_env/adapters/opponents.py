@@ -1,13 +1,18 @@
 """Opponents of the training environments: who plays the seats the learner does not.
 
-An opponent is "random" (VectorGame.sample_actions: per-game random streams), any object with the batched
-agent interface `act(obs (B, d) float32, masks (B, num_actions) bool) -> (B,) int`, or an object with an SB3-style
-`predict` (a trained model or policy), played deterministically with the action masks when it takes them.
-A list of these is a pool: each opponent seat draws one per episode.
+An opponent is "random" (VectorGame.sample_actions: per-game random streams), another agent name of the command
+lines ("heuristic", "ppo:PATH", "my_agents.py:MyAgent", ...: built for the game by the agents package, through
+quando_env.named_agents), any object with the batched agent interface `act(obs (B, d) float32, masks
+(B, num_actions) bool) -> (B,) int`, or an object with an SB3-style `predict` (a trained model or policy), played
+deterministically with the action masks when it takes them. A list of these is a pool: each opponent seat draws
+one per episode. An object that declares another game (its `game` attribute) is refused.
 """
 import inspect
 
 import numpy as np
+
+from .. import named_agents
+from ..checks import check_plays
 
 RANDOM = "random"
 
@@ -32,25 +37,31 @@ class PredictOpponent:
         return f"PredictOpponent({self.model!r})"
 
 
-def resolve(spec) -> list:
-    """The opponent pool described by `spec`: a list of "random" or objects with `act`."""
+def resolve(spec, game, options: dict) -> list:
+    """The opponent pool described by `spec` for `game` (a VectorGame played with `options`): a list of "random"
+    or objects with `act`. Names are built once per call."""
     items = list(spec) if isinstance(spec, (list, tuple)) else [spec]
     if not items:
         raise ValueError("opponents=[] is not allowed: give at least one opponent")
-    return [_one(x) for x in items]
+    return [_one(x, game, options) for x in items]
 
 
-def _one(x):
+def _one(x, game, options: dict):
     if isinstance(x, str):
-        if x != RANDOM:
-            raise ValueError(f"opponent {x!r} is not known: the built-in opponent is {RANDOM!r}")
-        return RANDOM
+        if x == RANDOM:
+            return RANDOM
+        try:
+            return named_agents.make(x, game.name, game.num_players, options=options)
+        except (ValueError, OSError) as e:
+            raise ValueError(f"opponents: {e}") from None
+    check_plays(x, game.name, f"opponent {x!r}")
     if callable(getattr(x, "act", None)):
         return x
     if callable(getattr(x, "predict", None)):
         return PredictOpponent(x)
-    raise ValueError(f"opponent {x!r} is not allowed: use {RANDOM!r}, an object with act(obs, masks) "
-                     "(the batched agent interface), an object with an SB3-style predict, or a list of these")
+    raise ValueError(f"opponent {x!r} is not allowed: use {RANDOM!r}, an agent name ({named_agents.names_help()}), "
+                     "an object with act(obs, masks) (the batched agent interface), an object with an SB3-style "
+                     "predict, or a list of these")
 
 
 def checked_actions(opponent, actions, n: int) -> np.ndarray:

@@ -69,6 +69,7 @@ class LearnerGames:
         if illegal_action not in ILLEGAL:
             raise ValueError(f"illegal_action={illegal_action!r} is not allowed: choose one of {ILLEGAL}")
         self.seat_rule = seat
+        self.rules = rules
         self.illegal_action = illegal_action
         self.seat = np.zeros(b, np.int64)                # the learner's seat in each game's episode
         self.terminated = np.zeros(b, bool)              # the episode ended by the rules ...
@@ -88,7 +89,7 @@ class LearnerGames:
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents) -> None:
         """Replace the opponent pool; episodes under way keep their opponents, the next ones draw from it."""
-        pool = resolve(opponents)
+        pool = resolve(opponents, self.game, self.rules)
         ids = []
         for x in pool:
             k = next((k for k, v in self._registry.items() if v is x), None)

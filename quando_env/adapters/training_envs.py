@@ -16,7 +16,9 @@ def register_envs() -> None:
 
 def make_vec_env(num_envs: int = 1, opponents="random", seat="random", seed: int | None = None,
                  illegal_action: str = "raise", game="quando", **rules):
-    """An SB3 VecEnv of `num_envs` games in one batched engine (see sb3_vec_env.GameVecEnv).
+    """An SB3 VecEnv of `num_envs` games in one batched engine (see sb3_vec_env.GameVecEnv). opponents: "random",
+    another agent name of the command lines ("heuristic", "my_agents.py:MyAgent", ...), agent objects, or a
+    pool of these (see opponents.py).
 
     With a seed, env i's first reset plays the game the single env reset with seed + i plays; later episodes
     go on with each game's own random streams. `MaskablePPO("MlpPolicy", make_vec_env(...))` trains as is.

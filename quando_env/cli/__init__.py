@@ -28,9 +28,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--players", type=argtypes.positive_int, default=4)
     p.add_argument("--opponents", default="heuristic", help="one agent name for every opponent, or one per "
                    "opponent separated by commas: random, or a name of the agents package (entry point "
-                   "quando_env.agents; evaluate.py --help lists them, and a bad name is refused with the list); "
-                   "ppo:PATH and rllib:CHECKPOINT run code from their file as they load it: load only files you "
-                   "trust")
+                   "quando_env.agents; evaluate.py --help lists them, and a bad name is refused with the list), "
+                   "your own agent among them (FILE.py:NAME or package.module:NAME, see docs/agents.md); "
+                   "ppo:PATH and rllib:CHECKPOINT run code from their file as they load it, and your own agent's "
+                   "file runs as it is imported: load only files you trust")
     p.add_argument("--seed", type=argtypes.seed, default=None, help="0..2^63-1 (default: a random one)")
     p.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
     p.add_argument("--record", default=None, type=argtypes.output_file, help="where to save the game record "

@@ -4,23 +4,22 @@ The table is shown from player_0's seat only (what that seat has seen); the game
 contract's `narrator`) tells every decision in one line and each round's end. The game record is saved as
 JSON (also when the game is left early) so that `python -m quando_env replay FILE` can replay it.
 
-Agents other than `random` come from the `quando_env.agents` entry point (the `agents` package of this
-repository registers its `make_agent` there), so quando_env itself never imports them. Their names are checked
-before the game starts by the `check_agent(name, game, num_players)` of the entry point's module, where it has
-one; the names it takes are its NAMES_HELP.
-ppo:PATH and rllib:CHECKPOINT opponents run code from their file as it loads (pickle): load only files you trust.
+Agents other than `random` come from the `quando_env.agents` entry point (quando_env.named_agents: the `agents`
+package of this repository registers its `make_agent` there), so quando_env itself never imports them. Their
+names are checked before the game starts by the `check_agent(name, game, num_players)` of the entry point's
+module, where it has one; the names it takes are its NAMES_HELP, your own agents (FILE.py:NAME) among them.
+ppo:PATH and rllib:CHECKPOINT opponents run code from their file as it loads (pickle), and a plug-in's file runs
+as it is imported: load only files you trust.
 """
 import argparse
-import importlib
-import inspect
 import secrets
 import shlex
 import sys
 import time
-from importlib.metadata import entry_points
 
 import numpy as np
 
+from .. import named_agents
 from .. import record as rec
 from ..registry import game_module
 from .argtypes import output_file
@@ -45,78 +44,36 @@ class RandomOpponent:
 # ---------------------------------------------------------------- opponents
 def _opponent_names(spec: str, n: int) -> list[str]:
     names = [x.strip() for x in str(spec).split(",")]
-    names = [key.lower() + sep + arg for key, sep, arg in (x.partition(":") for x in names)]  # ppo:PATH keeps PATH
+    # a name is case-blind (RANDOM, PPO:PATH); a file or module keeps its case (my_agents.py:MyAgent, MyModule:Agent)
+    names = [key.lower() + sep + arg if key.isalpha() and (key.islower() or key.isupper()) else key + sep + arg
+             for key, sep, arg in (x.partition(":") for x in names)]
     if any(not x for x in names) or len(names) not in (1, n - 1):
         raise PlayError(f"{spec!r}: give one name for all {n - 1} opponents or {n - 1} names "
-                        f"separated by commas (names: {agent_names()})")
+                        f"separated by commas (names: random, {named_agents.names_help()})")
     return names * (n - 1) if len(names) == 1 else names
-
-
-def _agents_entry_point():
-    """(the entry point, the `make_agent` registered under `quando_env.agents`); PlayError if none."""
-    try:
-        (ep,) = entry_points(group="quando_env.agents", name="make_agent")
-        return ep, ep.load()
-    except Exception as e:  # not installed, broken, or not registered
-        raise PlayError(f"agents other than random come from the agents package (entry point quando_env.agents), "
-                        f"which is not available: {type(e).__name__}: {e}. Play against --opponents random "
-                        "instead.") from None
-
-
-def agent_names() -> str:
-    """The opponent names play takes: random, and those of the agents package (its NAMES_HELP)."""
-    try:
-        ep, _ = _agents_entry_point()
-        return getattr(importlib.import_module(ep.module), "NAMES_HELP", "random, or a name the agents package takes")
-    except PlayError:
-        return "random (the agents package, entry point quando_env.agents, is not available)"
-
-
-def agent_factory():
-    """The `make_agent` registered under the `quando_env.agents` entry point (PlayError if none)."""
-    return _agents_entry_point()[1]
 
 
 def check_opponents(spec: str, n: int, game: str) -> list[str]:
     """The opponents' names of --opponents for n players, each checked by the agents package's check_agent
-    (when its module has one) without building or loading anything; PlayError for a bad one."""
+    (when its module has one) without building anything; PlayError for a bad one."""
     names = _opponent_names(spec, n)
-    others = sorted(set(names) - {"random"})
-    if others:
-        ep, _ = _agents_entry_point()
-        check = getattr(importlib.import_module(ep.module), "check_agent", None)
-        for name in others if check else ():
-            try:
-                check(name, game=game, **({"num_players": n} if "num_players" in _parameters(check) else {}))
-            except Exception as e:
-                raise PlayError(str(e)) from None
+    for name in sorted(set(names) - {"random"}):
+        try:
+            named_agents.check(name, game, n)
+        except Exception as e:
+            raise PlayError(f"{e}. Play against --opponents random instead." if isinstance(e, named_agents.Unavailable)
+                            else str(e)) from None
     return names
 
 
-def _parameters(function) -> dict:
-    """The parameters a function of the agents package names ({} when it does not say)."""
-    try:
-        return inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return {}
-
-
-def _make_opponent(name: str, seat: int, seed: int, game):
+def _make_opponent(name: str, seat: int, seed: int, game, options: dict | None = None):
+    """The opponent `name` for `seat` of `game` (played with the game's `options`, e.g. edition)."""
     if name == "random":
         return RandomOpponent(seed)
-    make_agent = agent_factory()
-    params = _parameters(make_agent)  # pass only the options make_agent names; agents may or may not take them
-    config = game.config
-    offered = {"seed": seed, "game": game.name, "num_players": config.num_players, "config": config, "seat": seat,
-               **({"edition": config.edition} if hasattr(config, "edition") else {})}
-    kwargs = {k: v for k, v in offered.items() if k in params}
     try:
-        agent = make_agent(name, **kwargs)
+        return named_agents.make(name, game.name, game.num_players, seed=seed, options=options)
     except Exception as e:
         raise PlayError(f"could not create the {name!r} opponent: {type(e).__name__}: {e}") from None
-    if not callable(getattr(agent, "act", None)):
-        raise PlayError(f"agents.make_agent({name!r}) returned {type(agent).__name__}, which has no act(obs, mask)")
-    return agent
 
 
 # ---------------------------------------------------------------- answers
@@ -178,14 +135,14 @@ class _Session:
             raise PlayError(f"cannot save the game record: {e}") from None
         self.seed = int(args.seed) if args.seed is not None else secrets.randbelow(2**31)
         module = game_module(args.game)
-        options = {"num_players": self.n, **({"edition": args.edition} if args.edition else {})}
-        self.env = module.raw_env(**options)
+        options = {"edition": args.edition} if args.edition else {}
+        self.env = module.raw_env(num_players=self.n, **options)
         self.config = self.env.config
         self.game = self.env.game
         names = _opponent_names(args.opponents, self.n)
         seeds = np.random.SeedSequence(self.seed).spawn(self.n)
         self.labels = ["you"] + names
-        self.opponents = {p: _make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game)
+        self.opponents = {p: _make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game, options)
                           for p in range(1, self.n)}
         self.narrator = self.game.narrator(self.labels)
         self.echo = not sys.stdin.isatty()
