@@ -203,6 +203,11 @@ class Layout:
         return np.array([start for start, _ in self.offsets(num_players).values()], np.int64)
 
 
+def sentence(text: str) -> str:
+    """`text` starting a sentence: "you" gets its capital, a seat label keeps its one spelling (player_1)."""
+    return "Y" + text[1:] if text.startswith("you") else text
+
+
 class Narrator:
     """The base of each game's narrator for terminal play (see `Game.narrator`): it holds the line of the
     turn being told (`pending`, completed by later decisions of the same turn) until `flush`."""
@@ -219,7 +224,7 @@ class Narrator:
             return []
         text = self.pending[1]
         self.pending = None
-        return [("Y" + text[1:] if text.startswith("you ") else text) + "."]
+        return [sentence(text) + "."]
 
 
 def option(cfg, name: str, check, *args):
@@ -297,6 +302,11 @@ class Game:
         """The name of legal move `a` in game g's current decision (action_name unless the context renames it)."""
         self.game_index(g)
         return self.action_name(a)
+
+    def step_notes(self, g: int, before) -> list[str]:
+        """What game g's last step did besides its move, as every seat saw it, for a replay to tell (Help!'s
+        refill); `before`: game g's state record before the step. None by default."""
+        return []
 
     def _kernels(self, k: int):
         """The kernels for a batch of k games: spread over the threads when that pays."""
