@@ -1,4 +1,7 @@
-"""Command line: `python -m quando_env {demo,replay,play} [--game NAME] ...`."""
+"""Command line: `python -m quando_env {demo,replay,play,warmup} [--game NAME] ...`.
+
+The games' numba kernels compile on first use (10-30 s per game, then cached on disk): `warmup` compiles
+every game's ahead."""
 import argparse
 import sys
 
@@ -39,6 +42,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
     p.add_argument("--record", default=None, type=argtypes.output_file, help="where to save the game record "
                    "(its folder must exist; default: a name with the time)")
+    sub.add_parser("warmup", help="compile every game's numba kernels ahead (10-30 s per game the first time, "
+                   "then cached on disk), a line per game with the time taken", allow_abbrev=False)
     args = parser.parse_args(argv)
     if args.command in ("demo", "play"):
         sub_parser = d if args.command == "demo" else p
@@ -62,6 +67,9 @@ def main(argv=None) -> int:
         if args.command == "replay":
             from .commands import replay_file
             return replay_file(args.file, args.game, args.show, args.step)
+        if args.command == "warmup":
+            from .warmup import warmup
+            return warmup()
         from .play import play
         return play(args)
     except ValueError as e:

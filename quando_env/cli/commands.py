@@ -3,12 +3,14 @@ import numpy as np
 
 from .. import record as rec
 from ..registry import game_module
+from .warmup import notice
 
 
 def demo(args) -> int:
     """A whole game between uniformly random players, printed round by round; the record is saved (its path
     was checked with the options, before the game)."""
     options = {"num_players": args.players, **({"edition": args.edition} if args.edition else {})}
+    notice(args.game)
     e = game_module(args.game).raw_env(**options)
     e.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)

@@ -24,6 +24,7 @@ import numpy as np
 from .. import record as rec
 from ..registry import game_module
 from .argtypes import output_file
+from .warmup import notice
 
 HUMAN = 0
 
@@ -101,7 +102,7 @@ def _parameters(function) -> dict:
         return {}
 
 
-def _make_opponent(name: str, seat: int, seed: int, game):
+def make_opponent(name: str, seat: int, seed: int, game):
     if name == "random":
         return RandomOpponent(seed)
     make_agent = agent_factory()
@@ -177,6 +178,7 @@ class _Session:
         except argparse.ArgumentTypeError as e:
             raise PlayError(f"cannot save the game record: {e}") from None
         self.seed = int(args.seed) if args.seed is not None else secrets.randbelow(2**31)
+        notice(args.game)
         module = game_module(args.game)
         options = {"num_players": self.n, **({"edition": args.edition} if args.edition else {})}
         self.env = module.raw_env(**options)
@@ -185,7 +187,7 @@ class _Session:
         names = _opponent_names(args.opponents, self.n)
         seeds = np.random.SeedSequence(self.seed).spawn(self.n)
         self.labels = ["you"] + names
-        self.opponents = {p: _make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game)
+        self.opponents = {p: make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game)
                           for p in range(1, self.n)}
         self.narrator = self.game.narrator(self.labels)
         self.echo = not sys.stdin.isatty()
