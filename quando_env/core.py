@@ -31,8 +31,9 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts).
 - hooks: `_start(idx, setup)` (deal new games, forced setup or random),
   `render_text(g, seat)`, `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw),
-  `narrator(labels)`, `step_notes(g, before)` (what a step did besides its move, for replays), `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
-  `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
+  `narrator(labels)`, `step_notes(g, before)` (what a step did besides its move, for replays),
+  `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`, `force_reshuffle(g, entry)`, `winners(games)`,
+  `sample_states(obs, k, config, seed)` (determinization).
 - `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
 - `higher_total_wins`: True when the highest final total wins (Help!), False when the lowest does (Quando,
   Cabo): the direction of points that `winners` follows, which evaluations rank and rate by.

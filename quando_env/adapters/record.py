@@ -282,9 +282,10 @@ def replay(record: dict, position=None):
     """Replay a record; yields (step, seat, action, game) after each action, and returns (the generator's
     value) whether the record's proof was checked. position(step, game), if given, sees the game at every
     position: before action `step` is taken (once it is known to be legal), and after the last action (step =
-    the number of actions), so a viewer can show the table and name the move in its context. Raises ValueError on the first inconsistency: a field
-    that is wrong, a bad setup, an illegal action at step k, a round whose result or digest differs from
-    the record's proof (naming the round and its steps), a final result that differs."""
+    the number of actions), so a viewer can show the table and name the move in its context. Raises
+    ValueError on the first inconsistency: a field that is wrong, a bad setup, an illegal action at step k,
+    a round whose result or digest differs from the record's proof (naming the round and its steps), a final
+    result that differs."""
     cls, proven = check(record)
     rounds, shuffles, actions = record["rounds"], record["reshuffles"], record["actions"]
     proof, result = record.get("proof"), record.get("result")
