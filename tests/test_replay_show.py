@@ -2,6 +2,8 @@
 table the game showed at that step; moves are named in their context (a Cabo Jack by the other seat's
 absolute label); seats are spelt player_N everywhere; Help!'s refill is told (who drew how many)."""
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -85,6 +87,17 @@ def test_replay_step_out_of_range_is_refused_naming_the_range(saved, capsys, ste
         with pytest.raises(SystemExit) as e:
             main(["replay", path, "--step", step])
         assert e.value.code == 2 and "argument --step" in capsys.readouterr().err
+
+
+def test_replay_show_read_in_part_ends_quietly(saved):
+    """`replay FILE --show | head`: the reader leaves early; no traceback, exit status 1."""
+    path = saved[0]
+    p = subprocess.Popen([sys.executable, "-m", "quando_env", "replay", path, "--show"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, pipesize=4096)
+    assert p.stdout.readline() == b"round 1\n"
+    p.stdout.close()
+    assert p.wait(timeout=120) == 1
+    assert p.stderr.read() == b""
 
 
 def jack_positions(seed):

@@ -42,3 +42,23 @@ def test_a_cold_cache_is_told_before_compiling(tmp_path):
 def test_the_cli_help_mentions_warmup():
     out = run("-m", "quando_env", "--help").stdout
     assert "warmup" in out and "compile every game's numba kernels ahead" in out
+
+
+def first_line(args, cache) -> str:
+    """The first line the command prints with numba's cache in `cache`; the command is then stopped (it would
+    go on compiling)."""
+    p = subprocess.Popen([sys.executable, "-m", "quando_env", *args], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    try:
+        return p.stdout.readline()
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_demo_and_play_tell_a_cold_cache_first(tmp_path):
+    record = str(tmp_path / "game.json")
+    for args in (["demo", "--game", "help", "--record", record],
+                 ["play", "--game", "help", "--opponents", "random", "--record", record]):
+        assert first_line(args, tmp_path / "cache").startswith("Compiling the help kernels for first use"), args

@@ -3,6 +3,7 @@
 The games' numba kernels compile on first use (10-30 s per game, then cached on disk): `warmup` compiles
 every game's ahead."""
 import argparse
+import os
 import sys
 
 from ..registry import game_names
@@ -75,3 +76,6 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:    # the reader of the output left early (replay FILE --show | head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

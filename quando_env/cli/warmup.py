@@ -28,9 +28,11 @@ def kernels(prefixes) -> list:
 
 
 def cold(name: str) -> bool | None:
-    """Whether game `name`'s env kernels have no usable disk cache (None: numba's cache index is unreadable)."""
+    """Whether game `name`'s step or observe kernel, which every use of an env compiles, has no usable disk
+    cache (None: numba's cache index is unreadable)."""
+    kernels = game_class(name).kernels
     try:
-        return any(not k._cache._cache_file._load_index() for k in vars(game_class(name).kernels).values())
+        return any(not k._cache._cache_file._load_index() for k in (kernels.step, kernels.observe))
     except Exception:       # numba's cache layout is private and may change
         return None
 
