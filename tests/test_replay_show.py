@@ -76,17 +76,22 @@ def test_replay_names_each_move_in_its_context_and_tells_the_steps_notes(saved, 
     assert lines == expected
 
 
-@pytest.mark.parametrize("step", ["-1", "1000000", "x"])
-def test_replay_step_out_of_range_is_refused_naming_the_range(saved, capsys, step):
+def test_replay_step_out_of_range_is_refused_naming_the_range(saved, capsys):
     path, _, moves, _ = saved
-    if step == "1000000":
-        assert main(["replay", path, "--step", step]) == 2
-        err = capsys.readouterr().err
-        assert f"--step {step} is not a position of {path}" in err and f"0..{len(moves)}" in err
-    else:
-        with pytest.raises(SystemExit) as e:
-            main(["replay", path, "--step", step])
-        assert e.value.code == 2 and "argument --step" in capsys.readouterr().err
+    assert main(["replay", path, "--step", str(len(moves) + 1)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == (f"error: --step {len(moves) + 1} is not a position of {path}: its {len(moves)} "
+                                         f"actions give positions 0..{len(moves)} (step k: before action k; "
+                                         f"{len(moves)}: after the last)\n")
+
+
+@pytest.mark.parametrize("args,why", [(["--step", "-1"], "argument --step: -1 is not allowed: an integer >= 0"),
+                                      (["--step", "x"], "argument --step: 'x' is not an integer >= 0"),
+                                      (["--show", "--step", "1"], "argument --step: not allowed with argument --show")])
+def test_replay_view_options_are_checked(saved, capsys, args, why):
+    with pytest.raises(SystemExit) as e:
+        main(["replay", saved[0], *args])
+    assert e.value.code == 2 and why in capsys.readouterr().err
 
 
 def test_replay_show_read_in_part_ends_quietly(saved):

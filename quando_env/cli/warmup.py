@@ -16,6 +16,7 @@ from ..core import PARALLEL_MIN_GAMES
 from ..registry import game_class, game_module, game_names
 
 AGENTS = ("greedy", "heuristic", "rollout")     # every game's own agents and the search (agents package)
+SEARCHED = 20                                   # decisions the rollout search is asked at
 
 
 def kernels(prefixes) -> list:
@@ -52,8 +53,9 @@ def _counts(found) -> tuple[int, int]:
 
 
 def _play(name: str) -> None:
-    """What the envs and agents run: one game in the AEC env with every agent asked at each decision, and a
-    batch of random games (the vector envs' and evaluations' kernels)."""
+    """What the envs and agents run: one game in the AEC env with the agents asked at each decision (the slow
+    rollout search only at the first SEARCHED), and a batch of random games (the vector envs' and
+    evaluations' kernels)."""
     from .play import PlayError, make_opponent
 
     env = game_module(name).raw_env()
@@ -68,7 +70,7 @@ def _play(name: str) -> None:
         if term or trunc:
             env.step(None)
             continue
-        chosen = [a.act(obs["observation"], obs["action_mask"]) for a in agents[:2 if asked > 20 else 3]]
+        chosen = [a.act(obs["observation"], obs["action_mask"]) for a in agents[:3 if asked < SEARCHED else 2]]
         asked += 1
         env.step(int(chosen[0]) if chosen else int(np.flatnonzero(obs["action_mask"])[0]))
     batch = game_class(name)(PARALLEL_MIN_GAMES, seed=0)
