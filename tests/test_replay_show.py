@@ -80,9 +80,9 @@ def test_replay_step_out_of_range_is_refused_naming_the_range(saved, capsys):
     path, _, moves, _ = saved
     assert main(["replay", path, "--step", str(len(moves) + 1)]) == 2
     out = capsys.readouterr()
-    assert out.out == "" and out.err == (f"error: --step {len(moves) + 1} is not a position of {path}: its {len(moves)} "
-                                         f"actions give positions 0..{len(moves)} (step k: before action k; "
-                                         f"{len(moves)}: after the last)\n")
+    n = len(moves)
+    assert out.out == "" and out.err == (f"error: --step {n + 1} is not a position of {path}: its {n} actions give "
+                                         f"positions 0..{n} (step k: before action k; {n}: after the last)\n")
 
 
 @pytest.mark.parametrize("args,why", [(["--step", "-1"], "argument --step: -1 is not allowed: an integer >= 0"),

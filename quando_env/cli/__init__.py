@@ -28,10 +28,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     r.add_argument("file")
     r.add_argument("--game", default=None, choices=game_names(), help="the record's game (checked; default: any)")
     view = r.add_mutually_exclusive_group()
-    view.add_argument("--show", action="store_true", help="print the table (omniscient view) before every move and "
-                   "after the last")
-    view.add_argument("--step", type=argtypes.int_in(0), default=None, metavar="N", help="print only the table at position N "
-                   "(before action N; the number of actions: after the last), N checked against the record")
+    view.add_argument("--show", action="store_true", help="print the table (omniscient view) before every move "
+                      "and after the last")
+    view.add_argument("--step", type=argtypes.int_in(0), default=None, metavar="N", help="print only the table at "
+                      "position N (before action N; the number of actions: after the last), N checked against the "
+                      "record")
     p = sub.add_parser("play", help="play against agents in the terminal", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names())
     p.add_argument("--players", type=argtypes.positive_int, default=4)

@@ -31,9 +31,9 @@ def kernels(prefixes) -> list:
 def cold(name: str) -> bool | None:
     """Whether game `name`'s step or observe kernel, which every use of an env compiles, has no usable disk
     cache (None: numba's cache index is unreadable)."""
-    kernels = game_class(name).kernels
+    used = game_class(name).kernels
     try:
-        return any(not k._cache._cache_file._load_index() for k in (kernels.step, kernels.observe))
+        return any(not k._cache._cache_file._load_index() for k in (used.step, used.observe))
     except Exception:       # numba's cache layout is private and may change
         return None
 
