@@ -1,9 +1,10 @@
-"""Train a MaskablePPO Quando agent by self-play: `python train.py --timesteps 1000000 --out runs/ppo`.
+"""Train a learned agent for a game with its default recipe: `python train.py --game cabo --seconds 3600`.
 
-See `python train.py --help`; the logic lives in agents/training.py."""
+The batched self-play learner (agents/learner.py); see `python train.py --help`. The model plays as
+`learned:RUN/best.npz`. SB3's MaskablePPO path (the `ppo` agent) is `python -m agents.training`."""
 import sys
 
-from agents.training import main
+from agents.learner import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="train.py"))

@@ -22,8 +22,13 @@ How it learns (`method`):
 - "ppo": PPO with GAE over the per-seat chains, clipped ratio, entropy bonus, value loss;
 - "dmc": Deep Monte-Carlo (DouZero): the policy head is read as action values, trained toward the seat's
   return (lambda = 1), epsilon-greedy acting;
-- `bc_decisions` > 0 first: the heuristic plays every seat and the policy imitates it (cross-entropy, or for
-  "dmc" the action values of its moves), the value head learns its returns: a warm start.
+- `bc_decisions` > 0 first, a warm start: every seat is recorded and the policy imitates the teacher's choice
+  (cross-entropy, or for "dmc" the action values of its moves), the value head learns the returns. The teacher
+  is the heuristic, or with teacher="rollout" the rollout search (expert iteration: slower, stronger moves);
+  `init` starts from a model already trained. With `bc_dagger` > 0 (DAgger) that share of the decisions plays
+  the policy's own move while still learning the teacher's, so the policy also learns to recover from the
+  states its own mistakes lead to (imitating only the heuristic's games left Quando at 0.16 and Cabo at 0.09
+  against three heuristics).
 
 Reproducible: torch, numpy and the engine are seeded from `seed`; with the same seed and thread count the run
 and its weights are the same. Model files hold no pickle (agents.learned).
@@ -83,6 +88,10 @@ class Hyper:
     pool_size: int = 4                             # snapshots kept
     snapshot_every: int = 1_000_000                # decisions between snapshots (0: none)
     bc_decisions: int = 0                          # heuristic decisions imitated first (0: no warm start)
+    bc_dagger: float = 0.0                         # warm start: share of decisions played by the policy's own move
+    teacher: str = "heuristic"                     # warm start: whose moves are imitated ("heuristic" or "rollout")
+    teacher_samples: int = 32                      # rollout teacher: worlds per decision (twice that to knock)
+    init: str = ""                                 # a learned model (.npz) whose weights start the run
     eval_games: int = 400
     eval_seed: int = 10_000_000
 
@@ -92,10 +101,12 @@ class Hyper:
 
         self.game = as_choice(self.game, "game", game_names())
         self.method = as_choice(self.method, "method", ("ppo", "dmc"))
+        self.teacher = as_choice(self.teacher, "teacher", ("heuristic", "rollout"))
+        need(isinstance(self.init, str), f"init={shown(self.init)}", "the path of a learned model, or ''")
         for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
                              ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
                              ("threads", 1, MAX_THREADS), ("eval_games", 1, None), ("snapshot_every", 0, None),
-                             ("bc_decisions", 0, None), ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
+                             ("bc_decisions", 0, None), ("teacher_samples", 2, 10_000), ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
             setattr(self, name, as_int(getattr(self, name), name, lo, hi))
         hidden = self.hidden if isinstance(self.hidden, (tuple, list)) else ()
         need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
@@ -106,7 +117,8 @@ class Hyper:
                                     ("ent_coef", 0.0, None, False), ("vf_coef", 0.0, None, False),
                                     ("max_grad_norm", 0.0, None, True), ("epsilon", 0.0, 1.0, False),
                                     ("win_reward", 0.0, None, False), ("points_coef", 0.0, None, False),
-                                    ("self_play_share", 0.0, 1.0, False), ("heuristic_share", 0.0, 1.0, False)):
+                                    ("self_play_share", 0.0, 1.0, False), ("heuristic_share", 0.0, 1.0, False),
+                                    ("bc_dagger", 0.0, 1.0, False)):
             x = getattr(self, name)
             ok = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_)) \
                 and math.isfinite(x) and (x > lo if above else x >= lo) and (hi is None or x <= hi)
@@ -117,12 +129,13 @@ class Hyper:
         make_config(game_class(self.game).config_class, num_players=self.num_players, **self.options)
 
 
-# Default recipe of each game: what `python -m agents.learner --game G` runs (see agents/models/README.md): a
-# long warm start (in short runs imitation accuracy kept rising with it: Quando 0.92 after 2.6M decisions, Cabo
-# 0.99 after 1.9M, Help! at parity after 3M), then PPO at a lower learning rate against the pool.
+# Default recipe of each game: what `train.py --game G` runs (see agents/models/README.md): a warm start of 10M
+# decisions imitating the heuristic, half of them playing the policy's own moves (DAgger: imitating only the
+# heuristic's games left Quando at 0.16 and Cabo at 0.09 against three heuristics), then PPO at a lower learning
+# rate against the pool. Help! keeps the recipe of its shipped model.
 RECIPES = {
-    "quando": dict(bc_decisions=20_000_000, lr=1e-4),
-    "cabo": dict(bc_decisions=20_000_000, lr=1e-4),
+    "quando": dict(bc_decisions=10_000_000, bc_dagger=0.5, lr=1e-4),
+    "cabo": dict(bc_decisions=10_000_000, bc_dagger=0.5, lr=1e-4),
     "help": dict(bc_decisions=5_000_000, lr=1e-4),
 }
 
@@ -158,7 +171,7 @@ class Learner:
     """The state of a run: the games, the network, the optimizer, the pool, the rollout buffer, the counters."""
 
     def __init__(self, hp: Hyper, heuristic=None):
-        from . import game_agents
+        from . import game_agents, make_agent
 
         self.hp = hp
         torch.set_num_threads(hp.threads)
@@ -169,7 +182,15 @@ class Learner:
         g = self.game
         self.n, self.B, self.obs_dim, self.num_actions = g.num_players, g.num_games, g.obs_dim, g.num_actions
         self.heuristic = heuristic if heuristic is not None else game_agents(hp.game)["heuristic"]()
+        self.teacher = self.heuristic if hp.teacher == "heuristic" else make_agent(
+            "rollout", seed=hp.seed, game=hp.game, num_players=self.n, samples=hp.teacher_samples,
+            knock_samples=2 * hp.teacher_samples, **hp.options)
         self.net = Net(self.obs_dim, self.num_actions, hp.hidden)
+        if hp.init:
+            header, weights = load_model(hp.init, game=hp.game, obs_dim=self.obs_dim)
+            need(tuple(header["hidden"]) == hp.hidden, f"init={hp.init!r} has layers {header['hidden']}",
+                 f"the run's hidden={list(hp.hidden)}")
+            self.load_weights(weights)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=hp.bc_lr if hp.bc_decisions > 0 else hp.lr, eps=1e-5)
         self.snapshots = []                 # LearnedAgents holding frozen copies of the weights
         self.rows = np.arange(self.B)
@@ -229,16 +250,20 @@ class Learner:
             probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
         return probs, logp_all, logits, value.numpy()
 
-    def decide(self, obs, masks, acts=None):
-        """The learner's (actions, log-probabilities, values) for rows of observations and masks: actions drawn
-        from `policy`'s probabilities (acts: the actions taken, when another player chose them: the warm start's
-        heuristic). dmc: the values are the chosen actions' values."""
+    def decide(self, obs, masks, labels=None):
+        """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
+        masks: actions drawn from `policy`'s probabilities, or in the warm start the heuristic's `labels`, played
+        as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
+        actions' values."""
         probs, logp_all, logits, value = self.policy(obs, masks)
-        if acts is None:                    # inverse CDF: an action of probability 0 (illegal) is never drawn
-            c = np.cumsum(probs, axis=1)
-            acts = (c > self.rng.random(len(obs))[:, None] * c[:, -1:]).argmax(axis=1)
         rows = np.arange(len(obs))
-        return acts, logp_all[rows, acts], logits[rows, acts] if self.hp.method == "dmc" else value
+        dagger = labels is not None and self.hp.bc_dagger > 0
+        if labels is None or dagger:        # inverse CDF: an action of probability 0 (illegal) is never drawn
+            c = np.cumsum(probs, axis=1)
+            drawn = (c > self.rng.random(len(obs))[:, None] * c[:, -1:]).argmax(axis=1)
+        acts = drawn if labels is None else labels
+        played = np.where(self.rng.random(len(obs)) < self.hp.bc_dagger, drawn, labels) if dagger else acts
+        return acts, logp_all[rows, acts], logits[rows, acts] if self.hp.method == "dmc" else value, played
 
     # ------------------------------------------------------------------ experience
     def carry_pending(self) -> None:
@@ -268,14 +293,14 @@ class Learner:
             start = self.count
             if mine.size:
                 o, m = obs[mine], masks[mine]
-                acts, logp, val = self.decide(o, m, self.heuristic.act(o, m) if self.imitating else None)
+                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if self.imitating else None)
                 ids = start + np.arange(mine.size)
                 b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
                 seats = cur[mine]
                 prev = self.last[mine, seats]
                 b["nxt"][prev[prev >= 0]] = ids[prev >= 0]
                 self.last[mine, seats] = ids
-                actions[mine] = acts
+                actions[mine] = played
                 self.count += mine.size
             segments.append((start, self.count))
             opponents, _ = self.pool()
@@ -492,8 +517,8 @@ class Learner:
 
 
 # ---------------------------------------------------------------------------------------------- command line
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m agents.learner", description="Train a learned agent by batched "
+def parser(prog: str = "python -m agents.learner") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Train a learned agent by batched "
                                 "self-play against a pool (the game's heuristic, snapshots of itself). Bad options "
                                 "are refused before anything is written.", allow_abbrev=False)
     p.add_argument("--game", default=None, choices=game_names(), help="the game (default quando)")
@@ -543,11 +568,11 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
     return name, value
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Namespace:
     """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
     otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
     --eval-games), or with --resume those saved in --out, which the options given must repeat."""
-    p = parser()
+    p = parser(prog)
     args = p.parse_args(argv)
     game = args.game or "quando"
     args.out = argtypes.check(p, "--out", argtypes.output_dir, args.out or f"runs/learned_{game}")
@@ -607,9 +632,10 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
     plt.close(fig)
 
 
-def main(argv=None) -> int:
-    """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C (model and state saved)."""
-    args = parse_args(argv)
+def main(argv=None, prog: str = "python -m agents.learner") -> int:
+    """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C (model and state saved). `prog`:
+    the command's name in its messages and log (train.py runs this with its own)."""
+    args = parse_args(argv, prog)
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
 
@@ -634,7 +660,7 @@ def main(argv=None) -> int:
     numba.set_num_threads(min(learner.hp.threads, numba.config.NUMBA_NUM_THREADS))
     hp, c = learner.hp, learner.counters
     evaluations = list(prior["evaluations"])
-    log(f"python -m agents.learner {' '.join(sys.argv[1:] if argv is None else argv)}")
+    log(f"{prog} {' '.join(sys.argv[1:] if argv is None else argv)}")
     writer = SummaryWriter(str(out / "tb"))
 
     def wall():

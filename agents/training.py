@@ -1,5 +1,5 @@
 """Self-play training of a MaskablePPO policy on quando_env.make_vec_env, for any game with a heuristic
-agent (the engine of train.py).
+agent: `python -m agents.training --game G` (the SB3 path; train.py runs the batched learner, agents.learner).
 
 1. Warm start (behaviour cloning): the policy imitates the game's heuristic and the value head learns the
    discounted returns of heuristic games, on games played in VectorGame batches (no opponent sees more than
@@ -24,6 +24,8 @@ from quando_env.registry import game_class, game_names
 from . import game_agents
 from .evaluation import play_match
 from .ppo import DEFAULT_MODEL, PPOAgent, with_hint
+
+PROG = "python -m agents.training"
 
 
 def heuristic_of(game: str):
@@ -248,7 +250,7 @@ MAX_GAMES = 1_000_000       # --bc-games, --eval-games
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="train.py", description="Train a MaskablePPO agent by self-play (heuristic "
+    p = argparse.ArgumentParser(prog=PROG, description="Train a MaskablePPO agent by self-play (heuristic "
                                 "warm start, then PPO against heuristic players and its own snapshots). Bad options "
                                 "are refused before anything is trained or written; Ctrl-C saves the latest model "
                                 "and the evaluation history.", allow_abbrev=False)
@@ -353,7 +355,7 @@ def main(argv=None) -> int:
         try:     # SB3 unpickles the zip: it runs code from the file (load only files you trust)
             model = MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
         except Exception as e:
-            print(f"train.py: error: argument --resume: cannot continue {args.resume} on {args.game} with "
+            print(f"{PROG}: error: argument --resume: cannot continue {args.resume} on {args.game} with "
                   f"{args.players} players{'' if args.hint else ' and --no-hint'}: {type(e).__name__}: {e}",
                   file=sys.stderr)
             return 2
@@ -371,7 +373,7 @@ def main(argv=None) -> int:
         logf.write(msg + "\n")
         logf.flush()
 
-    log(f"train.py {' '.join(sys.argv[1:] if argv is None else argv)}")
+    log(f"{PROG} {' '.join(sys.argv[1:] if argv is None else argv)}")
     Progress, SelfPlay = make_callbacks(out, args, base, log)
     selfplay = SelfPlay()
     try:
@@ -386,7 +388,7 @@ def main(argv=None) -> int:
             selfplay.evaluate()
     except KeyboardInterrupt:
         model_path, history_path = save_run(model, selfplay.history, out)
-        log(f"train.py: interrupted at {model.num_timesteps} timesteps: latest model saved to {model_path}, "
+        log(f"{PROG}: interrupted at {model.num_timesteps} timesteps: latest model saved to {model_path}, "
             f"evaluation history to {history_path}")
         return 130
     save_run(model, selfplay.history, out)
@@ -408,3 +410,7 @@ def save_run(model, history: list, out: Path) -> tuple[Path, Path]:
 
 
 __all__ = ["heuristic_games", "warm_start", "opponent_pool", "save_compact", "main", "DEFAULT_MODEL"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

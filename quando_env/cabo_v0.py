@@ -16,9 +16,9 @@ Jack exchange and the Queen look when they apply, the placing, each player's par
 action table: 0 draw from the stock, 1 take the discard, 2+p swap into slot p, 10 discard the drawn
 card, 11+p Queen look at slot p, 19+64(r-1)+8p+q Jack (own slot p with slot q of the player r seats
 clockwise), 339+p snap slot p, 347 pass, 348 knock, 349 do not knock. The rules as implemented, with the
-ids tests cite, are in `quando_env/cabo/RULES.md`; `quando_env.cabo.observation.layout(n)` describes
-every section of the observation (known cards as 52-way one-hots of the card id; nothing a player has not
-seen) and `offsets(n)` gives the index ranges.
+ids tests cite, are in `quando_env/cabo/RULES.md`; `env.observation_layout` names every part of the
+observation (known cards as 52-way one-hots of the card id; nothing a player has not seen) with its index
+range and meaning, and `env.state_layout` those of `env.state()` (docs/observations.md).
 
 Rewards: `reward="points"` (default): when a round ends, minus what it adds to a player's game total
 (the round points, less 25 when R25 applies), so an episode's return is minus the final total;

@@ -12,7 +12,9 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `state_problems`, the texts of the codes its `check` kernel gives),
   `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`, `reward`,
   `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `setup_keys` (the forced setup `reset` takes,
-  e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`.
+  e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`,
+  `observation_parts` and `state_parts` (quando_env.layout.Parts: the named parts of observe's and state's
+  vectors, with their meanings; users get them per player count as `observation_layout`, `state_layout`).
 - `kernels`: an object with the numba kernels, all over whole batches:
   `step(states, games, actions, cfg, rewards, flags, masks)` (returns the first game whose step raised
   F_ERROR, or -1), optionally `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)`
@@ -39,9 +41,9 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   Cabo): the direction of points that `winners` follows, which evaluations rank and rate by.
 
 Shared pieces a game builds with: `step_starts` / `step_ends` / `episode_ends` (numba, the parts of a
-step every game has), `Layout` (an observation's sections from the game's `layout(n)`), `Narrator` (the
-terminal narrator's base), `make_config` / `option` / `check_episode_options` (config validation: every option
-converted to a Python int, bool or str and range-checked in the config's `__post_init__`, before any arithmetic).
+step every game has), `quando_env.layout.Parts` (a vector's named parts), `Narrator` (the terminal narrator's
+base), `make_config` / `option` / `check_episode_options` (config validation: every option converted to a Python
+int, bool or str and range-checked in the config's `__post_init__`, before any arithmetic).
 
 A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
 `VectorGame`; `quando_env.registry.GAMES` maps the game's name to that module.
@@ -181,29 +183,6 @@ class Problems:
         return len(self.texts) - 1
 
 
-class Layout:
-    """An observation's sections, from a game's `layout(num_players)` -> [(name, size, meaning), ...]."""
-
-    def __init__(self, layout):
-        self.layout = layout
-
-    def offsets(self, num_players: int) -> dict[str, tuple[int, int]]:
-        """Section name -> (start, stop) index range."""
-        out, i = {}, 0
-        for name, size, _ in self.layout(num_players):
-            out[name] = (i, i + size)
-            i += size
-        return out
-
-    def size(self, num_players: int) -> int:
-        """Length of the observation vector for this many players."""
-        return sum(size for _, size, _ in self.layout(num_players))
-
-    def starts(self, num_players: int) -> np.ndarray:
-        """Section start indices in layout order (the kernels read them from the config vector)."""
-        return np.array([start for start, _ in self.offsets(num_players).values()], np.int64)
-
-
 def sentence(text: str) -> str:
     """`text` starting a sentence: "you" gets its capital, a seat label keeps its one spelling (player_1)."""
     return "Y" + text[1:] if text.startswith("you") else text
@@ -266,6 +245,8 @@ class Game:
     higher_total_wins = False
     kernels = None
     parallel_kernels = None
+    observation_parts = None
+    state_parts = None
 
     def __init__(self, num_games: int = 1, seed: int | None = None, autoreset: bool = True, **config):
         b = as_int(num_games, "num_games", 1, MAX_GAMES)
@@ -275,6 +256,8 @@ class Game:
         self.autoreset = as_bool(autoreset, "autoreset")
         self.obs_dim = self.obs_dim_of(n)
         self.state_dim = self.state_dim_of(n)
+        self.observation_layout = self.observation_layout_of(n)    # observe()'s parts by name
+        self.state_layout = self.state_layout_of(n)                # state()'s parts by name
         self.cfg = self.config.kernel_vector(self.autoreset)   # what the kernels read
         self.states = np.zeros(b, self.state_dtype)
         self.masks = np.zeros((b, self.num_actions), np.uint8)
@@ -293,6 +276,17 @@ class Game:
     @staticmethod
     def state_dim_of(num_players: int) -> int:
         raise NotImplementedError
+
+    @classmethod
+    def observation_layout_of(cls, num_players: int):
+        """The named parts (a quando_env.layout.Layout) of a `num_players`-player observation (observe())."""
+        return cls.observation_parts.layout(cls.config_class(num_players=num_players).num_players)
+
+    @classmethod
+    def state_layout_of(cls, num_players: int):
+        """The named parts (a quando_env.layout.Layout) of a `num_players`-player perfect-information state
+        (state())."""
+        return cls.state_parts.layout(cls.config_class(num_players=num_players).num_players)
 
     @classmethod
     def action_name(cls, a: int) -> str:

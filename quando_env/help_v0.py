@@ -15,8 +15,8 @@ slot s and putting the number v; 72 Zap; 73 No!; 74 ask for help; 75 + k the hel
 90 + k the asker gives back a card of kind k (kinds: 0..10 the numbers 1..11, 11 Wild, 12 Switch, 13 Zap,
 14 No!). Every decision of the rules is asked, even with one legal action: the starter's forced opening,
 asking for help, the helper's gift, the give-back and the play of the received card. The rules as
-implemented, with the ids tests cite, are in `quando_env/help/RULES.md`; the observation layout is
-`quando_env.help.observation.layout(n)` (`offsets(n)` gives the index ranges).
+implemented, with the ids tests cite, are in `quando_env/help/RULES.md`; `env.observation_layout` and
+`env.state_layout` name the parts of the observation and of `env.state()` (docs/observations.md).
 
 Rewards: `reward="points"` (default): +1 per point a player scores, when the round ends (an episode's
 return is the player's final total; the game is won by reaching the target); `reward="win"`: +1 for each

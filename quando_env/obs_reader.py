@@ -1,7 +1,7 @@
-"""ObsReader: one observation vector read back by section name (what a determinization decodes).
+"""ObsReader: one observation vector read back by part name (what a determinization decodes).
 
-The games' observations are flat float32 vectors laid out by a `core.Layout`; reading one back (a section,
-a one-hot index, a count scaled back from its fraction) with the same checks is written once here.
+The games' observations are flat float32 vectors laid out by a public `quando_env.layout.Layout`; reading one
+back (a part, a one-hot index, a count scaled back from its fraction) with the same checks is written once here.
 """
 import numpy as np
 
@@ -9,23 +9,19 @@ from .core import COUNT_MAX
 
 
 class ObsReader:
-    """The sections of `obs`, an observation of a `num_players`-player `game` laid out by `layout` (a
-    core.Layout). ValueError if obs is no vector of that layout's length."""
+    """The parts of `obs`, one observation of the game and player count of `layout` (a quando_env.layout.Layout).
+    ValueError if obs is no vector of that layout's length."""
 
-    def __init__(self, layout, obs, num_players: int, game: str):
+    def __init__(self, layout, obs):
         obs = np.asarray(obs if obs is not None else (), np.float32)
-        size = layout.size(num_players)
-        if obs.ndim != 1 or obs.shape[0] != size:
-            raise ValueError(f"the observation has shape {obs.shape}: a {num_players}-player {game} observation is "
-                             f"a vector of {size}")
-        self.obs = obs
-        self.game = game
-        self.off = layout.offsets(num_players)
+        if obs.ndim != 1:
+            raise ValueError(f"the observation has shape {obs.shape}: a {layout.title} is a vector of {layout.size}")
+        self.parts = layout.decode(obs)
+        self.game = layout.game
 
     def sec(self, name: str) -> np.ndarray:
-        """The section `name`."""
-        a, b = self.off[name]
-        return self.obs[a:b]
+        """The part `name`."""
+        return self.parts[name]
 
     def one(self, name: str, what: str) -> int:
         """The index set in the one-hot section `name` (-1 if none); ValueError naming `what` if several."""

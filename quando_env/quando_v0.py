@@ -13,7 +13,8 @@ Every decision point of the rules is asked, even with one legal action: the acti
 knock or pass; their draw (visible or hidden side); each penalised player's flip or draw after a
 triplet; in the oya edition the knock decision after drawing. The rules as implemented, with the ids
 tests cite, are in `quando_env/quando/RULES.md`; the action table and the observation layout are in
-README (`quando_env.quando.observation.offsets(n)` gives the index ranges).
+README; `env.observation_layout` and `env.state_layout` name the parts of the observation and of `env.state()`
+(docs/observations.md).
 
 Rewards: `reward="points"` (default): minus a player's round points when a round ends, so an episode's
 return is minus the final total; `reward="win"`: +1 for each winner (lowest total) and -1 for the others

@@ -2,6 +2,9 @@
 sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
 malformed files are refused."""
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +13,7 @@ from agents import make_agent
 from agents.base import Agent
 from agents.evaluation import play_match
 from agents.learned import LearnedAgent, load_model, save_model
-from agents.learner import LEARNER, Hyper, Learner, main
+from agents.learner import LEARNER, RECIPES, Hyper, Learner, main
 from agents.random_agent import RandomAgent
 from quando_env import registry
 from quando_env.registry import game_class
@@ -182,7 +185,7 @@ def test_the_policy_depends_only_on_the_seats_observation(game):
     # What collection hands the policy is that same view, row for row.
     seen = []
     decide = learner.decide
-    learner.decide = lambda o, m, acts=None: (seen.append(o.copy()), decide(o, m, acts))[1]
+    learner.decide = lambda o, m, labels=None: (seen.append(o.copy()), decide(o, m, labels))[1]
     learner.hp.rollout_steps = 1
     expected = learner.game.observe()
     mine = np.flatnonzero(learner.owner[np.arange(16), learner.game.current_player] == LEARNER)
@@ -308,6 +311,21 @@ def test_a_run_writes_model_summary_curve_checkpoints_and_resumes(tmp_path):
     assert s2["wall_seconds"] > s["wall_seconds"]
 
 
+def test_train_py_runs_the_learner_with_the_games_recipe(tmp_path):
+    """`train.py --game G` is the learner's command line under its own name: the game's recipe, its summary."""
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "run"
+    r = subprocess.run([sys.executable, str(root / "train.py"), *run_args(out, "--timesteps", "2000")],
+                       capture_output=True, text=True, cwd=root, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    s = json.loads((out / "summary.json").read_text())
+    assert s["game"] == "help" and s["decisions"] >= 2000 and s["hyper"]["lr"] == RECIPES["help"]["lr"]
+    assert (out / "log.txt").read_text().startswith("train.py --game help")
+    r = subprocess.run([sys.executable, str(root / "train.py"), "--game", "help", "--timesteps", "0"],
+                       capture_output=True, text=True, cwd=root, timeout=300)
+    assert r.returncode == 2 and r.stderr.splitlines()[-1].startswith("train.py: error: argument --timesteps")
+
+
 def test_ctrl_c_saves_the_model_and_summary_and_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     calls = []
     iteration = Learner.iteration
@@ -333,7 +351,8 @@ def test_settings_are_checked():
     with pytest.raises(ValueError, match="num_games=0"):
         Hyper(num_games=0)
     for bad in ({"lr": -1.0}, {"lr": float("nan")}, {"hidden": ()}, {"seed": -1}, {"epochs": 2.0}, {"gamma": 2},
-                {"options": {"num_players": 3}}, {"threads": True}):
+                {"options": {"num_players": 3}}, {"threads": True}, {"teacher": "oracle"}, {"teacher_samples": 1},
+                {"bc_dagger": 1.5}, {"init": 3}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             Hyper(**bad)
     with pytest.raises(ValueError, match="num_players"):
@@ -438,9 +457,59 @@ def test_decide_draws_its_actions_from_the_policys_probabilities(method):
         q[np.arange(len(obs)), last] = 1.0
         return (q, *rest)
     learner.policy = one_hot
-    acts, lp, val = learner.decide(o, m)
+    acts, lp, val, played = learner.decide(o, m)
+    np.testing.assert_array_equal(played, acts)
     np.testing.assert_array_equal(acts, last)
     np.testing.assert_array_equal(lp, logp[np.arange(len(o)), last])
+
+
+@pytest.mark.parametrize("dagger", [0.0, 1.0])
+def test_the_warm_start_learns_the_heuristics_move_and_dagger_plays_the_policys_own(dagger):
+    """bc_dagger: the share of warm-start decisions that play the policy's draw; the label stays the heuristic's."""
+    learner = small_learner("cabo", bc_decisions=10_000, bc_dagger=dagger)
+    heuristic, policy = learner.heuristic.act, learner.policy
+    labels, played = [], []
+
+    def last_legal(obs, masks):             # a policy that always draws the last legal action
+        p, *rest = policy(obs, masks)
+        q = np.zeros_like(p)
+        q[np.arange(len(obs)), masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)] = 1.0
+        return (q, *rest)
+    learner.policy = last_legal
+    learner.heuristic.act = lambda o, m: labels.append(heuristic(o, m)) or labels[-1]
+    step = learner.game.step
+    learner.game.step = lambda a: played.append(a.copy()) or step(a)
+    learner.hp.rollout_steps = 1
+    m = learner.game.legal_action_mask.copy()
+    learner.collect()
+    last = m.shape[1] - 1 - m[:, ::-1].argmax(axis=1)
+    np.testing.assert_array_equal(learner.buf["act"][:learner.count], labels[0])     # always learns the heuristic
+    np.testing.assert_array_equal(played[0], last if dagger else labels[0])
+    assert (labels[0] != last).any()
+
+
+def test_init_starts_from_a_saved_model_of_the_same_shape_and_refuses_another(saved):
+    path, header, weights = saved
+    learner = small_learner("help", init=str(path))
+    assert all(np.array_equal(v, weights[k]) for k, v in learner.weights().items())
+    with pytest.raises(ValueError, match=r"has layers \[16\].*hidden=\[32\]"):
+        small_learner("help", init=str(path), hidden=(32,))
+    with pytest.raises(ValueError, match="help"):
+        small_learner("cabo", init=str(path))
+
+
+def test_a_rollout_teacher_labels_the_warm_start():
+    """teacher="rollout": the warm start learns the rollout search's moves (expert iteration)."""
+    from agents.rollout import RolloutAgent
+
+    learner = small_learner("cabo", bc_decisions=10_000, teacher="rollout", teacher_samples=2)
+    assert isinstance(learner.teacher, RolloutAgent) and learner.teacher.samples == 2
+    labels = []
+    act = learner.teacher.act
+    learner.teacher.act = lambda o, m: labels.append(act(o, m)) or labels[-1]
+    learner.hp.rollout_steps = 2
+    learner.collect()
+    np.testing.assert_array_equal(learner.buf["act"][:learner.count], np.concatenate(labels))
 
 
 # ---------------------------------------------------------------- the learned agent knows its player count

@@ -1,4 +1,4 @@
-"""train.py: heuristic game data for the warm start, the opponent pool, and a tiny end-to-end run."""
+"""python -m agents.training (SB3): heuristic game data for the warm start, the opponent pool, and a tiny end-to-end run."""
 import json
 import subprocess
 import sys
@@ -34,7 +34,7 @@ def test_opponent_pool_mixes_heuristic_and_snapshots():
 
 def test_train_end_to_end(tmp_path):
     out = tmp_path / "run"
-    r = subprocess.run([sys.executable, str(ROOT / "train.py"), "--timesteps", "2048", "--envs", "8", "--bc-games",
+    r = subprocess.run([sys.executable, "-m", "agents.training", "--timesteps", "2048", "--envs", "8", "--bc-games",
                         "4", "--eval-every", "1024", "--eval-games", "8", "--checkpoint-every", "1024", "--out",
                         str(out), "--save-to", str(tmp_path / "model.zip"), "--no-progress"],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -45,7 +45,7 @@ def test_train_end_to_end(tmp_path):
     hist = json.loads((out / "eval_history.json").read_text())
     assert hist[0]["timesteps"] == 0 and hist[-1]["timesteps"] >= 2048
     assert (tmp_path / "model.zip").stat().st_size < (out / "final_model.zip").stat().st_size  # no optimizer state
-    r = subprocess.run([sys.executable, str(ROOT / "train.py"), "--timesteps", "1024", "--envs", "8", "--resume",
+    r = subprocess.run([sys.executable, "-m", "agents.training", "--timesteps", "1024", "--envs", "8", "--resume",
                         str(out / "final_model.zip"), "--eval-every", "100000", "--eval-games", "4", "--out",
                         str(tmp_path / "run2"), "--no-progress"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -14,6 +14,7 @@ from quando_env import rng
 from quando_env.adapters.aec import GameAECEnv, wrap
 from quando_env.checks import is_int, need
 from quando_env.core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, check_episode_options, first_error
+from quando_env.layout import Parts
 from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 
 KEEP, SWAP = 0, 1
@@ -109,6 +110,16 @@ def step_one(s, a, cfg, rew, flg, mask):
     if s.phase == PH_OVER and cfg[C_AUTORESET] == 1:
         _start_game(s, s.deck, False)
     mask_one(s, cfg, mask)
+
+
+OBSERVATION_PARTS = Parts("tiny", "observation", lambda n: [
+    ("card", NUM_CARDS, "one-hot own card"), ("to_move", 1, "1 if I decide now"),
+    ("started", 1, "1 if I started this round"), ("opponent_swapped", 1, "1 if the opponent swapped this round"),
+    ("totals", 2, "game totals, mine then the opponent's, / target")])
+STATE_PARTS = Parts("tiny", "state", lambda n: [
+    ("cards", 2 * NUM_CARDS, "one-hot card of seat 0, then of seat 1"),
+    ("next_card", NUM_CARDS, "one-hot card a swap takes next"), ("decider", 2, "one-hot seat that decides now"),
+    ("swapped", 2, "per seat: 1 if it swapped this round"), ("totals", 2, "game totals per seat, / target")])
 
 
 @njit(cache=True)
@@ -212,13 +223,10 @@ class TinyGame(Game):
     kernels = SimpleNamespace(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel,
                               observe=observe_kernel, state=state_kernel, infos=info_kernel)
 
-    @staticmethod
-    def obs_dim_of(num_players):
-        return NUM_CARDS + 5
-
-    @staticmethod
-    def state_dim_of(num_players):
-        return 3 * NUM_CARDS + 6
+    observation_parts = OBSERVATION_PARTS
+    state_parts = STATE_PARTS
+    obs_dim_of = staticmethod(OBSERVATION_PARTS.size)
+    state_dim_of = staticmethod(STATE_PARTS.size)
 
     def _start(self, idx, setup):
         use = "deck" in setup

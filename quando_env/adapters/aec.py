@@ -92,6 +92,8 @@ class GameAECEnv(AECEnv):
                                    for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(g.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(g.state_dim,), dtype=np.float32)
+        self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
+        self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
         self._seat = np.zeros(1, np.int64)
         self._action = np.zeros(1, np.int64)
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)

@@ -85,6 +85,7 @@ class GameEnv(gym.Env):
         self.config = self.core.config
         self.renderer = picture.Renderer(render_mode, self.core.game.name, self.metadata["render_fps"])
         self.observation_space = observation_space(self.core.obs_dim)
+        self.observation_layout = self.core.observation_layout     # the observation's named parts
         self.action_space = LegalActionSpace(self.core.num_actions, self.action_masks)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -37,6 +37,7 @@ class GameVectorEnv(VectorEnv):
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.single_observation_space = observation_space(self.core.obs_dim)
+        self.observation_layout = self.core.observation_layout     # one observation's named parts
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = spaces.Discrete(self.core.num_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

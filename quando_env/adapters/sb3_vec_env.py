@@ -32,6 +32,7 @@ class GameVecEnv(VecEnv):
         self.core = LearnerGames(game_class(game), num_envs, opponents=opponents, seat=seat,
                                  illegal_action=illegal_action, **rules)
         self.config = self.core.config
+        self.observation_layout = self.core.observation_layout     # one observation's named parts
         self.render_mode = None
         super().__init__(self.core.num_games, observation_space(self.core.obs_dim),
                          spaces.Discrete(self.core.num_actions))

@@ -61,6 +61,7 @@ class LearnerGames:
         self.num_games = b = self.game.num_games
         self.num_players = n = self.game.num_players
         self.obs_dim = self.game.obs_dim
+        self.observation_layout = self.game.observation_layout
         self.num_actions = self.game.num_actions
         if not (seat == SEATS or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
                                   and 0 <= seat < n)):

@@ -36,22 +36,20 @@ import numpy as np
 from numba import njit
 
 from .. import rng
-from ..core import Layout
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import CARD_RANKS, JACK, NUM_CARDS, NUM_SLOTS, QUEEN
 from .game import VectorGame
-from .observation import layout
+from .observation import PARTS
 
 _STOCK, _SLOT, _DRAWN = 0, 1, 2      # kinds of unseen places
-_LAYOUT = Layout(layout)
 
 
 def _decode(obs, config):
     """One template record with everything the observation shows, the unseen cards, the places they can go
     (kind, a, b) and whether the first place is a drawn card that must not be a Queen (1) or a Jack (2)."""
     n = config.num_players
-    rd = ObsReader(_LAYOUT, obs, n, "Cabo")
+    rd = ObsReader(PARTS.layout(n), obs)
     sec, one, count = rd.sec, rd.one, rd.count
     phase = rd.phase(E.PH_OVER)
     t = np.zeros(1, E.STATE_DTYPE)

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
+from ..layout import Parts
 from ..core import (COUNT_MAX, F_ROUND_OVER, F_TERMINATED, SHARED_PROBLEM, Problems, episode_ends, shared_fields_ok,
                     step_ends, step_starts)
 from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, MAX_PLAYERS, NO_KNOCK,
@@ -702,9 +703,38 @@ def mask_kernel(states, cfg, masks):
         mask_one(states[g], cfg, masks[g])
 
 
-def state_dim(n: int) -> int:
-    """Length of the perfect-information state vector (state_kernel) for n players."""
-    return NUM_CARDS * (n + 4) + NUM_PHASES + 10 * n + 7
+def state_layout(num_players: int) -> list[tuple[str, int, str]]:
+    """(name, size, meaning) of each part of the perfect-information state (state_kernel), in order. Seats
+    are absolute (seat 0 is player_0)."""
+    n = num_players
+    return [
+        ("cards", NUM_CARDS * (n + 4),
+         f"per card id c (rank c // 4 + 1, suit c % 4), {n + 4} numbers: one-hot place (seat 0..n-1, stock, "
+         "discard pile, drawn and not yet placed), then in a hand (slot + 1) / 8, in a pile (position from the "
+         "top + 1) / 52"),
+        ("phase", NUM_PHASES, "one-hot decision kind: draw, place, queen, jack, snap, knock, over"),
+        ("active", n, "one-hot seat whose turn it is (the dealer during R7's upcard window; none once over)"),
+        ("decider", n, "one-hot seat that decides now (none once over)"),
+        ("discarder", n, "one-hot seat of the latest snap window's discarder (R13; none once over)"),
+        ("knocker", n, "one-hot seat of the knocker (none before a knock, R18)"),
+        ("out_turn", n, "one-hot seat in whose turn the first player went out (R20; none before)"),
+        ("dealer", n, "one-hot seat of the dealer"),
+        ("out", n, "1 per seat that went out this round (R20)"),
+        ("totals", n, "game totals per seat, / target"),
+        ("round_points", n, "points of the last finished round per seat, / target"),
+        ("hand_sizes", n, "cards held per seat, / 8"),
+        ("turns", 1, "completed turns this round, / 100 (D13)"),
+        ("in_turn", 1, "1 if the snap window is a turn's, 0 if it is R7's upcard window"),
+        ("final_turn", 1, "1 during the knocker's last turn (R19)"),
+        ("from_stock", 1, "1 if this turn's card was drawn from the stock (0: from the discard pile)"),
+        ("snap_position", 1, "the snap window's position (0..n-2 the others, n-1 the discarder), / 5"),
+        ("round", 1, "rounds finished in this episode, / 10"),
+        ("stock_size", 1, "cards in the stock, / 52"),
+    ]
+
+
+STATE_PARTS = Parts("cabo", "state", state_layout)
+state_dim = STATE_PARTS.size     # length of the perfect-information state vector for n players
 
 
 @njit(cache=True)

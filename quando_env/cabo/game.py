@@ -9,7 +9,7 @@ from . import engine as E
 from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, SNAP, check_deck,
                     decode_jack)
 from .config import Config
-from .observation import obs_dim, observe_kernel, observe_kernel_parallel
+from .observation import PARTS, obs_dim, observe_kernel, observe_kernel_parallel
 from .render import render_text, table_view
 
 
@@ -36,6 +36,8 @@ class VectorGame(Game):
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
+    observation_parts = PARTS
+    state_parts = E.STATE_PARTS
 
     def _checked_setup(self, setup):
         out = {"dealer": self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))}

@@ -8,7 +8,7 @@ can be exchanged without changing the observation.
 """
 from numba import njit, prange
 
-from ..core import Layout
+from ..layout import Parts
 from . import engine as E
 from .cards import NUM_CARDS, NUM_SLOTS
 
@@ -53,8 +53,8 @@ def layout(num_players: int) -> list[tuple[str, int, str]]:
 
 
 # offsets(n): section -> (start, stop); obs_dim(n): the vector's length; offset_vector(n): section starts.
-_LAYOUT = Layout(layout)
-offsets, obs_dim, offset_vector = _LAYOUT.offsets, _LAYOUT.size, _LAYOUT.starts
+PARTS = Parts("cabo", "observation", layout)
+offsets, obs_dim, offset_vector = PARTS.offsets, PARTS.size, PARTS.starts
 
 
 (O_PHASE, O_TOMOVE, O_ACTIVE, O_DECIDER, O_DISCARDER, O_UPWIN, O_DRAWNFROM, O_DRAWN, O_KNOCKED, O_KNOCKER,

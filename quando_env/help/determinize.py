@@ -39,14 +39,12 @@ import numpy as np
 from numba import njit
 
 from .. import rng
-from ..core import Layout
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import FULL_DECK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_VALUE, NUM_CARDS, NUM_KINDS, ROW_CAP
 from .game import VectorGame
-from .observation import layout
+from .observation import PARTS
 
-_LAYOUT = Layout(layout)
 
 _NO_GEN, _GEN_BACK, _GEN_RECV = 0, 1, 2      # onlooker of a help under way: replay the gift (and the give-back)
 _MAX_TRIES = 200_000
@@ -58,7 +56,7 @@ def _decode(obs, config):
     the stuck asker and the helper that must have had a givable card."""
     n = config.num_players
     h = config.hand_size
-    rd = ObsReader(_LAYOUT, obs, n, "Help!")
+    rd = ObsReader(PARTS.layout(n), obs)
     sec, one, count = rd.sec, rd.one, rd.count
     phase = rd.phase(E.PH_OVER)
     t = np.zeros(1, E.STATE_DTYPE)

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
+from ..layout import Parts
 from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, SHARED_PROBLEM, Problems, episode_ends, first_error,
                     shared_fields_ok, step_ends, step_starts)
 from .cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_PLAYERS, NO,
@@ -723,10 +724,36 @@ def mask_kernel(states, cfg, masks):
         mask_one(states[g], cfg, masks[g])
 
 
-def state_dim(n: int) -> int:
-    """Length of the perfect-information state vector (state_kernel) for n players."""
-    return n * NUM_KINDS + NUM_CARDS + 2 * NUM_KINDS + 2 + ROW_CAP * 12 + 2 * n + NUM_PHASES + 4 * n + \
-        2 * NUM_KINDS + 11 * n + n + 4
+def state_layout(num_players: int) -> list[tuple[str, int, str]]:
+    """(name, size, meaning) of each part of the perfect-information state (state_kernel), in order. Seats
+    are absolute (seat 0 is player_0); kinds are 1..11, Wild, Switch, Zap, No! (indices 0..14)."""
+    n = num_players
+    return [
+        ("hands", n * NUM_KINDS, "per seat and kind: cards held / 4"),
+        ("draw_pile", NUM_CARDS, "per draw-pile position from the top: (kind index + 1) / 15, 0 past the bottom"),
+        ("draw_kinds", NUM_KINDS, "draw pile cards by kind / 8"),
+        ("discard", NUM_KINDS, "discard pile cards by kind / 8"),
+        ("pile_sizes", 2, "cards in the draw pile / 105, cards in the discard pile / 105"),
+        ("row", ROW_CAP * 12, "per row slot left to right: one-hot value 1..11, then 1 if the card is a Wild (R7)"),
+        ("no", 2 * n, "per seat: [1 if a No! not yet spent is in front of it, 1 if a spent one is] (R8, R14)"),
+        ("phase", NUM_PHASES, "one-hot decision kind: open (R6), play or ask (R9), give (R17), give back (R18), "
+                              "play the received card (R19), over"),
+        ("decider", n, "one-hot seat that decides now (the helper while giving; none once over)"),
+        ("active", n, "one-hot seat whose turn it is (the asker during a help; none once over)"),
+        ("asker", n, "one-hot seat of the round's latest ask (R16)"),
+        ("helper", n, "one-hot seat that was asked (none: nobody could help)"),
+        ("given", NUM_KINDS, "one-hot kind the helper gave (R17)"),
+        ("given_back", NUM_KINDS, "one-hot kind the asker gave back (R18)"),
+        ("calls", 11 * n, "per seat: one-hot public call 1..11 (R5, D14)"),
+        ("totals", n, "game totals per seat, / target"),
+        ("direction", 2, "one-hot round direction: +1 (increasing seats), -1 (R4)"),
+        ("round", 1, "rounds finished in this episode, / 10"),
+        ("steps", 1, "decisions taken this round, / max_steps (R22)"),
+    ]
+
+
+STATE_PARTS = Parts("help", "state", state_layout)
+state_dim = STATE_PARTS.size     # length of the perfect-information state vector for n players
 
 
 @njit(cache=True)

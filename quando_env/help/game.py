@@ -9,7 +9,7 @@ from . import engine as E
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
                     deck_to_kinds, pile_to_kinds)
 from .config import Config
-from .observation import obs_dim, observe_kernel, observe_kernel_parallel
+from .observation import PARTS, obs_dim, observe_kernel, observe_kernel_parallel
 
 PHASE_NAMES = {E.PH_OPEN: "open", E.PH_PLAY: "play", E.PH_GIVE: "give", E.PH_BACK: "give_back",
                E.PH_RECV: "play_received", E.PH_OVER: "over"}
@@ -39,6 +39,8 @@ class VectorGame(Game):
     parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
+    observation_parts = PARTS
+    state_parts = E.STATE_PARTS
 
     def _checked_setup(self, setup):
         out = {"starter": self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1}

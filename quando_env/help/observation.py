@@ -9,7 +9,7 @@ Never read: other hands, the draw pile's order or kinds.
 """
 from numba import njit, prange
 
-from ..core import Layout
+from ..layout import Parts
 from . import engine as E
 from .cards import K_WILD, NUM_KINDS, ROW_CAP
 
@@ -45,8 +45,8 @@ def layout(num_players: int) -> list[tuple[str, int, str]]:
 
 
 # offsets(n): section -> (start, stop); obs_dim(n): the vector's length; offset_vector(n): section starts.
-_LAYOUT = Layout(layout)
-offsets, obs_dim, offset_vector = _LAYOUT.offsets, _LAYOUT.size, _LAYOUT.starts
+PARTS = Parts("help", "observation", layout)
+offsets, obs_dim, offset_vector = PARTS.offsets, PARTS.size, PARTS.starts
 
 
 (O_PHASE, O_TOMOVE, O_DECIDER, O_ACTIVE, O_DIR, O_OWN, O_HANDS, O_ROW, O_ROWLEN, O_DSIZE, O_DISC, O_XSIZE,

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
+from ..layout import Parts
 from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, SHARED_PROBLEM, Problems,
                     episode_ends, first_error, shared_fields_ok, step_ends, step_starts)
 from .cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, NUM_CARDS, PAIR_TO_CARD, PASS, SET,
@@ -576,9 +577,30 @@ def redeal_kernel(states, cfg, games, decks, deck_ups, masks):
         mask_one(states[g], cfg, masks[g])
 
 
-def state_dim(n: int) -> int:
-    """Length of the perfect-information state vector (state_kernel) for n players."""
-    return NUM_CARDS * (n + 4) + 5 + 5 * n + 1 + 3
+def state_layout(num_players: int) -> list[tuple[str, int, str]]:
+    """(name, size, meaning) of each part of the perfect-information state (state_kernel), in order. Seats
+    are absolute (seat 0 is player_0)."""
+    n = num_players
+    return [
+        ("cards", NUM_CARDS * (n + 4),
+         f"per card id (number pairs a<b in order 0-1, 0-2, ..., 9-10), {n + 4} numbers: one-hot place (seat "
+         "0..n-1, draw pile, discard pile), the side facing its holder or up (0: the lower number a, 1: the higher "
+         "b), (position from its pile's top + 1) / 55 (0 in a hand)"),
+        ("phase", 5, "one-hot decision kind: act (A/B/K/P), draw (R9), flip (R12), knock-or-not (oya R15o), over"),
+        ("active", n, "one-hot seat whose turn it is (none once over)"),
+        ("decider", n, "one-hot seat that decides now (none once over)"),
+        ("knocker", n, "one-hot seat of the knocker (none before a knock)"),
+        ("turns", n, "A/B turns completed this round per seat, / 10 (R15)"),
+        ("totals", n, "game totals per seat, / target score"),
+        ("dealer", 1, "the dealer's seat / 5"),
+        ("penalty_left", 1, "seats still to be penalised in a triplet penalty (R12), / 5"),
+        ("triplet", 1, "1 if this turn's action was a set of exactly 3"),
+        ("round", 1, "rounds finished in this episode, / 10"),
+    ]
+
+
+STATE_PARTS = Parts("quando", "state", state_layout)
+state_dim = STATE_PARTS.size     # length of the perfect-information state vector for n players
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ from . import engine as E
 from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, card_pairs,
                     deck_to_cards)
 from .config import Config
-from .observation import obs_dim, observe_kernel, observe_kernel_parallel
+from .observation import PARTS, obs_dim, observe_kernel, observe_kernel_parallel
 from .render import render_text, table_view
 
 
@@ -38,6 +38,8 @@ class VectorGame(Game):
                                        observe=observe_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
+    observation_parts = PARTS
+    state_parts = E.STATE_PARTS
 
     def _checked_setup(self, setup):
         out = {}

@@ -7,7 +7,7 @@ and only cards whose both sides the observer has seen appear under their number 
 import numpy as np
 from numba import njit, prange
 
-from ..core import Layout
+from ..layout import Parts
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS
 
@@ -48,8 +48,8 @@ def layout(num_players: int) -> list[tuple[str, int, str]]:
 
 
 # offsets(n): section -> (start, stop); obs_dim(n): the vector's length; offset_vector(n): section starts.
-_LAYOUT = Layout(layout)
-offsets, obs_dim, offset_vector = _LAYOUT.offsets, _LAYOUT.size, _LAYOUT.starts
+PARTS = Parts("quando", "observation", layout)
+offsets, obs_dim, offset_vector = PARTS.offsets, PARTS.size, PARTS.starts
 
 
 # Section index constants into offset_vector (same order as layout()).
