@@ -55,6 +55,8 @@ def test_game_quickstarts_show_play_and_measure_the_heuristic(tmp_path, name, ga
     text, images = run(name, tmp_path)
     assert re.search(rf"^{re.escape(game)}, round 1, .*, view of (player_\d)$\n(.*\n)+^\1 may play:$", text, re.M)
     assert "omniscient view" in text
+    assert re.search(r"^    0\.\.\d+ +phase +one-hot decision kind", text, re.M)        # the observation's named parts
+    assert ("cards I have seen this round: [" if game == "Cabo" else "my hand: {") in text
     played = [line.split() for line in text.splitlines() if line.startswith(("random ", "heuristic "))
               and " game " in line]
     assert [(w[0], w[2]) for w in played] == [(a, f"{g}:") for a in ("random", "heuristic") for g in range(3)]
