@@ -33,8 +33,9 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts).
 - hooks: `_start(idx, setup)` (deal new games, forced setup or random),
   `render_text(g, seat)`, `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw),
-  `narrator(labels)`, `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`,
-  `force_reshuffle(g, entry)`, `winners(games)`, `sample_states(obs, k, config, seed)` (determinization).
+  `narrator(labels)`, `step_notes(g, before)` (what a step did besides its move, for replays),
+  `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`, `force_reshuffle(g, entry)`, `winners(games)`,
+  `sample_states(obs, k, config, seed)` (determinization).
 - `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
 - `higher_total_wins`: True when the highest final total wins (Help!), False when the lowest does (Quando,
   Cabo): the direction of points that `winners` follows, which evaluations rank and rate by.
@@ -182,6 +183,11 @@ class Problems:
         return len(self.texts) - 1
 
 
+def sentence(text: str) -> str:
+    """`text` starting a sentence: "you" gets its capital, a seat label keeps its one spelling (player_1)."""
+    return "Y" + text[1:] if text.startswith("you") else text
+
+
 class Narrator:
     """The base of each game's narrator for terminal play (see `Game.narrator`): it holds the line of the
     turn being told (`pending`, completed by later decisions of the same turn) until `flush`."""
@@ -198,7 +204,7 @@ class Narrator:
             return []
         text = self.pending[1]
         self.pending = None
-        return [("Y" + text[1:] if text.startswith("you ") else text) + "."]
+        return [sentence(text) + "."]
 
 
 def option(cfg, name: str, check, *args):
@@ -291,6 +297,11 @@ class Game:
         """The name of legal move `a` in game g's current decision (action_name unless the context renames it)."""
         self.game_index(g)
         return self.action_name(a)
+
+    def step_notes(self, g: int, before) -> list[str]:
+        """What game g's last step did besides its move, as every seat saw it, for a replay to tell (Help!'s
+        refill); `before`: game g's state record before the step. None by default."""
+        return []
 
     def _kernels(self, k: int):
         """The kernels for a batch of k games: spread over the threads when that pays."""

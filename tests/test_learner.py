@@ -554,9 +554,9 @@ def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(
 
 
 def test_terminal_play_builds_learned_opponents_for_its_player_count(shipped):
-    from quando_env.cli.play import PlayError, _make_opponent
+    from quando_env.cli.play import PlayError, make_opponent
 
     game = game_class("help")(1, seed=0, num_players=3)
     with pytest.raises(PlayError, match="cannot play game 'help' with observations of length"):
-        _make_opponent(f"learned:{shipped}", 1, 0, game)
-    assert isinstance(_make_opponent(f"learned:{shipped}", 1, 0, game_class("help")(1, seed=0)), LearnedAgent)
+        make_opponent(f"learned:{shipped}", 1, 0, game)
+    assert isinstance(make_opponent(f"learned:{shipped}", 1, 0, game_class("help")(1, seed=0)), LearnedAgent)

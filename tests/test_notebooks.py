@@ -1,5 +1,6 @@
 """The notebooks run top to bottom (on CPU, each within its 3-minute budget) and say what they should."""
 import os
+import re
 
 import nbformat
 import pytest
@@ -46,4 +47,19 @@ def test_03_evaluate_tournament_and_ratings(tmp_path):
     assert float(match["heuristic"][2]) > 0.7           # win rate against three random players
     ranking = [line.split()[0] for line in lines[league + 2:league + 6]]
     assert sorted(ranking) == ["greedy", "heuristic", "ppo", "random"] and ranking[-1] == "random"
+    assert images >= 2
+
+
+@pytest.mark.parametrize("name,game", [("04_cabo_quickstart.ipynb", "Cabo"), ("05_help_quickstart.ipynb", "Help!")])
+def test_game_quickstarts_show_play_and_measure_the_heuristic(tmp_path, name, game):
+    text, images = run(name, tmp_path)
+    assert re.search(rf"^{re.escape(game)}, round 1, .*, view of (player_\d)$\n(.*\n)+^\1 may play:$", text, re.M)
+    assert "omniscient view" in text
+    assert re.search(r"^    0\.\.\d+ +phase +one-hot decision kind", text, re.M)        # the observation's named parts
+    assert ("cards I have seen this round: [" if game == "Cabo" else "my hand: {") in text
+    played = [line.split() for line in text.splitlines() if line.startswith(("random ", "heuristic "))
+              and " game " in line]
+    assert [(w[0], w[2]) for w in played] == [(a, f"{g}:") for a in ("random", "heuristic") for g in range(3)]
+    rows = {line.split()[0]: line.split() for line in text.splitlines() if line.startswith(("heuristic  ", "random  "))}
+    assert float(rows["heuristic"][2]) > float(rows["random"][2]) + 0.1     # win rates against random play
     assert images >= 2

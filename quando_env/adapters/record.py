@@ -263,11 +263,12 @@ def _check_proof(proof, num_rounds: int, n: int) -> None:
              f"{field}.digest={shown(digest)}", "64 lowercase hexadecimal digits (SHA-256)")
 
 
-def verify(record: dict, each=None) -> bool:
-    """Replay a whole record, calling each(step, seat, action, game) after every action if given (ValueError
-    where it fails). True: the record's proof showed the replay is the recorded game; False: the record
-    (format version 1) carries no proof, so only its actions' legality and its final totals were checked."""
-    steps = replay(record)
+def verify(record: dict, each=None, position=None) -> bool:
+    """Replay a whole record, calling each(step, seat, action, game) after every action and position(step,
+    game) at every position (see `replay`) if given (ValueError where it fails). True: the record's proof
+    showed the replay is the recorded game; False: the record (format version 1) carries no proof, so only
+    its actions' legality and its final totals were checked."""
+    steps = replay(record, position)
     while True:
         try:
             step = next(steps)
@@ -277,11 +278,14 @@ def verify(record: dict, each=None) -> bool:
             each(*step)
 
 
-def replay(record: dict):
+def replay(record: dict, position=None):
     """Replay a record; yields (step, seat, action, game) after each action, and returns (the generator's
-    value) whether the record's proof was checked. Raises ValueError on the first inconsistency: a field
-    that is wrong, a bad setup, an illegal action at step k, a round whose result or digest differs from
-    the record's proof (naming the round and its steps), a final result that differs."""
+    value) whether the record's proof was checked. position(step, game), if given, sees the game at every
+    position: before action `step` is taken (once it is known to be legal), and after the last action (step =
+    the number of actions), so a viewer can show the table and name the move in its context. Raises
+    ValueError on the first inconsistency: a field that is wrong, a bad setup, an illegal action at step k,
+    a round whose result or digest differs from the record's proof (naming the round and its steps), a final
+    result that differs."""
     cls, proven = check(record)
     rounds, shuffles, actions = record["rounds"], record["reshuffles"], record["actions"]
     proof, result = record.get("proof"), record.get("result")
@@ -312,6 +316,8 @@ def replay(record: dict):
         if type(a) is not int or not 0 <= a < game.num_actions or not game.masks[0, a]:
             legal = ", ".join(f"{x} ({game.action_name(x)})" for x in np.flatnonzero(game.masks[0]))
             raise ValueError(f"step {k}: action {shown(a)} of player_{seat} is illegal; legal were: {legal}")
+        if position is not None:
+            position(k, game)
         action[0] = a
         try:
             game.step(action, checked=True)
@@ -338,6 +344,8 @@ def replay(record: dict):
             if proven:
                 digest.round_starts(rounds[r], game)
         yield k, seat, a, game
+    if position is not None:
+        position(len(actions), game)
     if proven and first == len(actions):     # the last round has no steps yet: its deal is proven
         _compare_round(game, proof[r], r, first, first - 1, False, digest, True)
     if r + 1 != len(rounds) or next_shuffle != len(shuffles):

@@ -6,7 +6,8 @@ import numpy as np
 from ..checks import is_int, shown
 from ..core import Game
 from . import engine as E
-from .cards import ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, check_deck
+from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, SNAP, check_deck,
+                    decode_jack)
 from .config import Config
 from .observation import PARTS, obs_dim, observe_kernel, observe_kernel_parallel
 from .render import render_text, table_view
@@ -52,6 +53,16 @@ class VectorGame(Game):
             decks[:] = setup["deck"]
             use[:] = 1
         E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["dealer"], np.int8))
+
+    def move_name(self, g, a):
+        """A Jack's exchange names the other seat absolutely (player_3), not relative to the decider as the
+        action's own name does (player+2)."""
+        s = self.states[self.game_index(g)]
+        name = self.action_name(a)
+        if JACK_SWAP <= a < SNAP:
+            r, i, j = decode_jack(a)
+            return f"Jack: my slot {i} with player_{(int(s['cur']) + r) % self.num_players}'s slot {j}"
+        return name
 
     def render_text(self, g=0, seat=None):
         return render_text(self, *self.view_args(g, seat))

@@ -5,7 +5,7 @@ knock, and a summary at each round's end. Only what seat 0 has seen is shown (K1
 """
 import numpy as np
 
-from ..core import Narrator as BaseNarrator, make_config
+from ..core import Narrator as BaseNarrator, make_config, sentence
 from . import engine as E
 from .cards import (DISCARD_DRAWN, DRAW_STOCK, KNOCK, NO_KNOCK, NUM_ACTIONS, PASS, PLACE, SNAP,
                     TAKE_DISCARD, card_name, decode_jack, rank, value)
@@ -201,7 +201,7 @@ class Narrator(BaseNarrator):
                        "and a penalty card is added"
             out.append(line + ".")
         elif ph == E.PH_KNOCK and a == KNOCK:
-            out += self.flush() + [f"{_who(p).capitalize()} {_s(p, 'knock')}: everyone else has one more turn."]
+            out += self.flush() + [f"{sentence(_who(p))} {_s(p, 'knock')}: everyone else has one more turn."]
         if ended:
             out += self.flush() + ["", round_summary(b, after, game.num_players)]
         return out

@@ -1,5 +1,9 @@
-"""Command line: `python -m quando_env {demo,replay,play} [--game NAME] ...`."""
+"""Command line: `python -m quando_env {demo,replay,play,warmup} [--game NAME] ...`.
+
+The games' numba kernels compile on first use (10-30 s per game, then cached on disk): `warmup` compiles
+every game's ahead."""
 import argparse
+import os
 import sys
 
 from ..registry import game_names
@@ -23,6 +27,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                        allow_abbrev=False)
     r.add_argument("file")
     r.add_argument("--game", default=None, choices=game_names(), help="the record's game (checked; default: any)")
+    view = r.add_mutually_exclusive_group()
+    view.add_argument("--show", action="store_true", help="print the table (omniscient view) before every move "
+                      "and after the last")
+    view.add_argument("--step", type=argtypes.int_in(0), default=None, metavar="N", help="print only the table at "
+                      "position N (before action N; the number of actions: after the last), N checked against the "
+                      "record")
     p = sub.add_parser("play", help="play against agents in the terminal", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names())
     p.add_argument("--players", type=argtypes.positive_int, default=4)
@@ -36,6 +46,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
     p.add_argument("--record", default=None, type=argtypes.output_file, help="where to save the game record "
                    "(its folder must exist; default: a name with the time)")
+    sub.add_parser("warmup", help="compile every game's numba kernels ahead (10-30 s per game the first time, "
+                   "then cached on disk), a line per game with the time taken", allow_abbrev=False)
     args = parser.parse_args(argv)
     if args.command in ("demo", "play"):
         sub_parser = d if args.command == "demo" else p
@@ -58,9 +70,15 @@ def main(argv=None) -> int:
             return demo(args)
         if args.command == "replay":
             from .commands import replay_file
-            return replay_file(args.file, args.game)
+            return replay_file(args.file, args.game, args.show, args.step)
+        if args.command == "warmup":
+            from .warmup import warmup
+            return warmup()
         from .play import play
         return play(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:    # the reader of the output left early (replay FILE --show | head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -3,12 +3,14 @@ import numpy as np
 
 from .. import record as rec
 from ..registry import game_module
+from .warmup import notice
 
 
 def demo(args) -> int:
     """A whole game between uniformly random players, printed round by round; the record is saved (its path
     was checked with the options, before the game)."""
     options = {"num_players": args.players, **({"edition": args.edition} if args.edition else {})}
+    notice(args.game)
     e = game_module(args.game).raw_env(**options)
     e.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
@@ -30,27 +32,50 @@ def demo(args) -> int:
     return 0
 
 
-def replay_file(path, game=None) -> int:
-    """Print a record turn by turn, checking every action against the rules and every round against the
-    record's proof; the last line says whether the record was proven. game: the game the record must be of."""
+def replay_file(path, game=None, show=False, step=None) -> int:
+    """Print a record turn by turn, each move named in its context, checking every action against the rules
+    and every round against the record's proof; the last line says whether the record was proven. game: the
+    game the record must be of; show: the omniscient table before every move and after the last; step: only
+    the table at that position (0 .. the number of actions, the last being the position after the last
+    action), checked before anything is replayed."""
     record = rec.load(path)
     name = rec.game_class_of(record).name
     if game is not None and game != name:
         raise ValueError(f"{path} is a record of {name}, not of {game} (--game)")
-    round_no = 1
+    actions = record["actions"]
+    if step is not None and not 0 <= step <= len(actions):
+        raise ValueError(f"--step {step} is not a position of {path}: its {len(actions)} actions give positions "
+                         f"0..{len(actions)} (step k: before action k; {len(actions)}: after the last)")
+    round_no, before = 1, None
 
-    def show(k, seat, a, g):
-        nonlocal round_no
-        if k == 0:
+    def position(k, g):
+        nonlocal before
+        before = g.states[0].copy()
+        if k == 0 and step is None:
             print(f"round {round_no}")
-        print(f"  {k:5d} player_{seat}: {g.action_name(a)}")
+        seat = int(g.current_player[0])
+        move = f"player_{seat}: {g.move_name(0, actions[k])}" if k < len(actions) else None
+        if step == k:
+            print(f"step {k} of {len(actions)}: the table " + (f"before action {k} ({move})" if move else
+                                                                "after the last action"))
+        if show or step == k:
+            print(g.render_text(0))
+        if move and step is None:
+            print(f"  {k:5d} {move}")
+
+    def after(k, seat, a, g):
+        nonlocal round_no
+        if step is None:
+            for line in g.step_notes(0, before):
+                print(f"        {line}")
         if g.round_over[0]:
-            print(f"round {round_no} over: points {g.round_points[0].tolist()}, totals {g.totals[0].tolist()}")
+            if step is None:
+                print(f"round {round_no} over: points {g.round_points[0].tolist()}, totals {g.totals[0].tolist()}")
             round_no += 1
-            if not (g.game_over[0] or g.truncated[0]):
+            if not (g.game_over[0] or g.truncated[0]) and step is None:
                 print(f"round {round_no}")
 
-    if rec.verify(record, show):
+    if rec.verify(record, after, position):
         print("proven: every round's result and digest match the record's proof")
     else:
         print(f"not proven: a {record['format']} record carries no proof (its actions are legal and its final "

@@ -23,6 +23,7 @@ from .. import named_agents
 from .. import record as rec
 from ..registry import game_module
 from .argtypes import output_file
+from .warmup import notice
 
 HUMAN = 0
 
@@ -66,7 +67,7 @@ def check_opponents(spec: str, n: int, game: str) -> list[str]:
     return names
 
 
-def _make_opponent(name: str, seat: int, seed: int, game, options: dict | None = None):
+def make_opponent(name: str, seat: int, seed: int, game, options: dict | None = None):
     """The opponent `name` for `seat` of `game` (played with the game's `options`, e.g. edition)."""
     if name == "random":
         return RandomOpponent(seed)
@@ -134,6 +135,7 @@ class _Session:
         except argparse.ArgumentTypeError as e:
             raise PlayError(f"cannot save the game record: {e}") from None
         self.seed = int(args.seed) if args.seed is not None else secrets.randbelow(2**31)
+        notice(args.game)
         module = game_module(args.game)
         options = {"edition": args.edition} if args.edition else {}
         self.env = module.raw_env(num_players=self.n, **options)
@@ -142,7 +144,7 @@ class _Session:
         names = _opponent_names(args.opponents, self.n)
         seeds = np.random.SeedSequence(self.seed).spawn(self.n)
         self.labels = ["you"] + names
-        self.opponents = {p: _make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game, options)
+        self.opponents = {p: make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game, options)
                           for p in range(1, self.n)}
         self.narrator = self.game.narrator(self.labels)
         self.echo = not sys.stdin.isatty()

@@ -83,6 +83,14 @@ class VectorGame(Game):
             return "ask for help (nobody can help)"
         return name
 
+    def step_notes(self, g, before):
+        """R15's refill (a round's end deals anew instead)."""
+        from .render import refill
+
+        g = self.game_index(g)
+        p, drawn = refill(before, self.states[g])
+        return [f"player_{p} draws {drawn}"] if drawn and not self.round_over[g] else []
+
     def render_text(self, g=0, seat=None):
         from .render import render_text
 

@@ -3,10 +3,10 @@ used by `python -m quando_env play --game help`. Only what seat 0 knows is shown
 are counts, and the kinds of a help exchange are named only when seat 0 gave or received them (or once the
 received card is played)."""
 
-from ..core import Narrator as BaseNarrator
+from ..core import Narrator as BaseNarrator, sentence
 from . import engine as E
 from .cards import ASK, GIVE, GIVE_BACK, K_WILD, NO, SWITCH, WILD, ZAP, a_card, action_name
-from .render import discard_text, hand_text, help_text, row_text
+from .render import discard_text, hand_text, help_text, refill, row_text
 
 HUMAN = 0
 
@@ -151,7 +151,7 @@ class Narrator(BaseNarrator):
             text = f"{_who(p)} {_s(p, 'ask')} " + (f"{_who(h)} for help" if h >= 0 else "for help: nobody can help")
         else:
             text = f"{_who(p)} {play_phrase(b, p, a)}" + (" (the card received)" if ph == E.PH_RECV else "")
-        out = [text[0].upper() + text[1:] + "."]
+        out = [sentence(text) + "."]
         if game.round_over[0]:
             out += ["", self.round_summary(p, _helper(b, int(b["asker"]) if ph == E.PH_BACK else p, n))]
             return out
@@ -160,9 +160,12 @@ class Narrator(BaseNarrator):
         if game.reshuffles(0) > int(b["shuffles"]) or int(after["flips"]) > int(b["flips"]):
             how = "shuffled" if game.config.reshuffle == "shuffle" else "turned over"
             out.append(f"The draw pile ran out: the discard pile, {how}, is the new draw pile.")
+        q, drawn = refill(b, after)
+        if drawn:
+            out.append(f"{sentence(_who(q))} {_s(q, 'draw')} {drawn}.")
         for q in range(n):
             if b["no"][q] == E.NO_FRESH and after["no"][q] == E.NO_SPENT:
-                out.append(f"{_who(q).capitalize()} {'are' if q == HUMAN else 'is'} skipped (No!).")
+                out.append(f"{sentence(_who(q))} {'are' if q == HUMAN else 'is'} skipped (No!).")
         return out
 
     def round_summary(self, p, h) -> str:

@@ -43,6 +43,16 @@ def help_text(s, seat) -> str:
     return text
 
 
+def refill(before, after) -> tuple[int, str]:
+    """R15 as every seat sees it: (the seat that refilled its hand, "N card(s)" it drew, "" for none) in the
+    step from state `before` to `after`, a reshuffle or turn-over in between counted through."""
+    if after["shuffles"] + after["flips"] > before["shuffles"] + before["flips"]:
+        k = int(before["dend"]) - int(before["dpos"]) + int(after["dpos"])
+    else:
+        k = int(after["dpos"]) - int(before["dpos"])
+    return int(before["cur"]), f"{k} card{'s' if k != 1 else ''}" if k > 0 else ""
+
+
 def seat_tags(s, p) -> list[str]:
     tags = []
     if p == s["active"] and s["phase"] != E.PH_OVER:

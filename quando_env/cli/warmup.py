@@ -1,0 +1,94 @@
+"""Numba compiles the games' kernels on first use, 10-30 s per game, and caches them on disk (`cache=True`:
+beside the sources, or in NUMBA_CACHE_DIR), so later runs load them in about a second.
+`python -m quando_env warmup` pays that cost ahead for every game; `demo` and `play` say so before they
+compile with a cold cache.
+
+Whether the cache is cold is read from numba's cache index of the game's kernels (a private part of numba,
+so when it cannot be read the notice states the expected time instead)."""
+import sys
+import time
+from types import ModuleType
+
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+from ..core import PARALLEL_MIN_GAMES
+from ..registry import game_class, game_module, game_names
+
+AGENTS = ("greedy", "heuristic", "rollout")     # every game's own agents and the search (agents package)
+SEARCHED = 20                                   # decisions the rollout search is asked at
+
+
+def kernels(prefixes) -> list:
+    """The numba dispatchers of the loaded modules whose names start with one of `prefixes`."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if isinstance(module, ModuleType) and name.startswith(prefixes):
+            found.update((id(v), v) for v in vars(module).values() if isinstance(v, Dispatcher))
+    return list(found.values())
+
+
+def cold(name: str) -> bool | None:
+    """Whether game `name`'s step or observe kernel, which every use of an env compiles, has no usable disk
+    cache (None: numba's cache index is unreadable)."""
+    used = game_class(name).kernels
+    try:
+        return any(not k._cache._cache_file._load_index() for k in (used.step, used.observe))
+    except Exception:       # numba's cache layout is private and may change
+        return None
+
+
+def notice(name: str) -> None:
+    """One line before a command compiles game `name`'s kernels with a cold cache."""
+    state = cold(name)
+    if state is not False:
+        print(f"Compiling the {name} kernels for first use: 10-30 s{'' if state else ' if not cached yet'}, once "
+              "(cached on disk; `python -m quando_env warmup` compiles every game ahead).", flush=True)
+
+
+def _counts(found) -> tuple[int, int]:
+    """(signatures loaded from the disk cache, signatures compiled) so far by these dispatchers."""
+    return (sum(sum(k.stats.cache_hits.values()) for k in found),
+            sum(sum(k.stats.cache_misses.values()) for k in found))
+
+
+def _play(name: str) -> None:
+    """What the envs and agents run: one game in the AEC env with the agents asked at each decision (the slow
+    rollout search only at the first SEARCHED), and a batch of random games (the vector envs' and
+    evaluations' kernels)."""
+    from .play import PlayError, make_opponent
+
+    env = game_module(name).raw_env()
+    env.reset(seed=0)
+    try:
+        agents = [make_opponent(a, 1, 0, env.game) for a in AGENTS]
+    except PlayError:       # the agents package is not installed: the envs' kernels only
+        agents = []
+    asked = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        chosen = [a.act(obs["observation"], obs["action_mask"]) for a in agents[:3 if asked < SEARCHED else 2]]
+        asked += 1
+        env.step(int(chosen[0]) if chosen else int(np.flatnonzero(obs["action_mask"])[0]))
+    batch = game_class(name)(PARALLEL_MIN_GAMES, seed=0)
+    batch.play_random(None, np.ones((PARALLEL_MIN_GAMES, batch.num_players), bool))
+    batch.observe()
+    batch.state()
+
+
+def warmup() -> int:
+    """Compile (or load from the disk cache) every game's kernels; one line per game with the time taken."""
+    print("Compiling every game's numba kernels (each game 10-30 s the first time, seconds once cached):",
+          flush=True)
+    for name in game_names():
+        start = time.perf_counter()
+        _play(name)
+        seconds = time.perf_counter() - start
+        loaded, compiled = _counts(kernels((f"quando_env.{name}.", f"agents.{name}.")))
+        state = f"compiled {compiled} kernel signatures, now cached" if compiled else \
+            f"cached: {loaded} kernel signatures loaded from the disk cache" if loaded else "cached: already loaded"
+        print(f"  {name}: {state} ({seconds:.1f} s)", flush=True)
+    return 0
