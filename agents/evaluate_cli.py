@@ -146,7 +146,8 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
         title = (f"{what}: league of {len(names)} agents, {n} players, {len(result['lineups'])} lineups x "
                  f"{args.games} games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
                  f"{partial_note(played, len(result['lineups']) * args.games)}")
-        out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args), **result}
+        out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args),
+               "higher_total_wins": higher, **result}
         return out, result["ratings"], played, title + "\n" + format_ratings(result, higher)
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
@@ -158,7 +159,7 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
     table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
                                   f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
-           **rules(args), "seats": names, "agents": summary}
+           **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary}
     return out, summary, played, table
 
 

@@ -227,6 +227,7 @@ def test_tables_json_and_charts_speak_only_of_what_the_game_has(tmp_path, capsys
     assert ("knock_rate" in match["agents"]["heuristic"]) == has_knock
     assert ("knock rate" in match_table) == has_knock
     assert direction in match_table and direction in league_table
+    assert match["higher_total_wins"] is higher and league["higher_total_wins"] is higher    # the JSON says it too
     assert f"mean points per round ({direction})" in labels
     for fig in figures.values():
         assert game in fig.axes[0].get_title()
