@@ -151,6 +151,9 @@ def test_the_training_envs_take_the_command_lines_opponent_names(in_root, game):
     assert [type(x).__name__ for x in env.unwrapped.core.opponents] == ["GreedyAgent", "str", "WrappedAgent"]
     with pytest.raises(ValueError, match="opponents: unknown agent 'chess'"):
         quando_env.make_vec_env(1, opponents=["random", "chess"], game=game)
+    with pytest.raises(ValueError, match=r"use an agent name \(random, the game's own") as refused:
+        quando_env.make_vec_env(1, opponents=3.5, game=game)
+    assert str(refused.value).count("random") == 1      # the names listed once each
 
 
 def test_terminal_play_takes_a_plugin_opponent_and_refuses_one_of_another_game(tmp_path):
