@@ -66,7 +66,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.agents and args.players is not None and len(names) > args.players:
         p.error(f"argument --agents: {len(names)} agents for {args.players} players")
     argtypes.check_game_options(p, args.game, args.players or (4 if args.league else len(names)), args.edition,
-                                players_option="--players" if args.players else option)
+                                players_option="--players" if args.players else option,
+                                players_from="" if args.players or args.league else
+                                "; without --players a match has one player per agent")
     args.players = args.players or (4 if args.league else len(names))
     lineups = math.comb(len(names), args.players) if args.league and len(names) >= args.players else 1
     argtypes.check_seed_room(p, args.seed, LINEUP_SEED_STEP * (lineups - 1) + args.games - 1,
