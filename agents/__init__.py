@@ -61,8 +61,8 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
         path = Path(arg) if arg else default_model(game)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no PPO model at {path}" + ("" if arg else
-                             f" (no {game} model is shipped): train one with `python train.py --game {game}` "
-                             "and give ppo:PATH"))
+                             f" (no {game} model is shipped): train one with `python -m agents.training --game "
+                             f"{game}` and give ppo:PATH"))
         return
     if key == "learned":
         path = Path(arg) if arg else learned.default_model(game, num_players)

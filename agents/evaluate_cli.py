@@ -66,7 +66,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.agents and args.players is not None and len(names) > args.players:
         p.error(f"argument --agents: {len(names)} agents for {args.players} players")
     argtypes.check_game_options(p, args.game, args.players or (4 if args.league else len(names)), args.edition,
-                                players_option="--players" if args.players else option)
+                                players_option="--players" if args.players else option,
+                                players_from="" if args.players or args.league else
+                                "; without --players a match has one player per agent")
     args.players = args.players or (4 if args.league else len(names))
     lineups = math.comb(len(names), args.players) if args.league and len(names) >= args.players else 1
     argtypes.check_seed_room(p, args.seed, LINEUP_SEED_STEP * (lineups - 1) + args.games - 1,
@@ -146,7 +148,8 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
         title = (f"{what}: league of {len(names)} agents, {n} players, {len(result['lineups'])} lineups x "
                  f"{args.games} games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
                  f"{partial_note(played, len(result['lineups']) * args.games)}")
-        out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args), **result}
+        out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args),
+               "higher_total_wins": higher, **result}
         return out, result["ratings"], played, title + "\n" + format_ratings(result, higher)
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
@@ -158,7 +161,7 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
     table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
                                   f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
-           **rules(args), "seats": names, "agents": summary}
+           **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary}
     return out, summary, played, table
 
 

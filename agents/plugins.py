@@ -2,7 +2,7 @@
 evaluate.py, leagues, Ray tasks, terminal play, the training envs' opponents by name).
 
 Name is a class or a factory. It is called with those of game (the game's name), num_players, seed and the
-game's options (e.g. edition) that its signature names (by name: **kwargs takes none), and gives an
+game's options (e.g. edition) that its signature names (by name: a `**kwargs` takes none), and gives an
 object with `act(obs, mask)` (one decision: an int) and/or `act_batch(obs, masks)` (a batch: B ints); see
 docs/agents.md. An object that declares `game` (a game's name) is refused for any other game.
 

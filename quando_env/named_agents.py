@@ -30,11 +30,12 @@ def _module():
 
 
 def names_help() -> str:
-    """The names the agents package takes (its NAMES_HELP)."""
+    """The names an opponent may have: the agents package's (its NAMES_HELP, random among them), or only random
+    when that package is not available."""
     try:
-        return getattr(_module(), "NAMES_HELP", "a name the agents package takes")
+        return getattr(_module(), "NAMES_HELP", "random or a name the agents package takes")
     except Unavailable:
-        return f"none (the agents package, entry point {GROUP}, is not available)"
+        return f"random only: the agents package (entry point {GROUP}) is not available"
 
 
 def parameters(function) -> dict:

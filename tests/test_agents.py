@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from agents import Agent, PPOAgent, RandomAgent, RolloutAgent, make_agent
+from agents import Agent, PPOAgent, RandomAgent, RolloutAgent, check_agent, make_agent
 from agents.quando import GreedyAgent, HeuristicAgent
 from agents.evaluation import play_match
 from agents.quando.features import starts_vector
@@ -213,5 +213,9 @@ def test_make_agent_names():
         make_agent("heuristic:x")
     with pytest.raises(FileNotFoundError, match="no PPO model"):
         make_agent("ppo:/nonexistent/model.zip")
+    with pytest.raises(FileNotFoundError, match=r"train one with `python -m agents.training --game cabo`"):
+        check_agent("ppo", game="cabo")      # train.py is the batched learner, whose models are learned:PATH
+    with pytest.raises(FileNotFoundError, match=r"train one with `python -m agents.training --game help`"):
+        PPOAgent("/nonexistent/model.zip", game="help")
     with pytest.raises(ValueError, match="unknown heuristic parameter"):
         HeuristicAgent(bogus=1)

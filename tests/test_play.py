@@ -225,4 +225,5 @@ def test_bad_options_are_reported(tmp_path, args, message):
                        input="", capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
     assert p.returncode == 2
     assert message in p.stderr and "Traceback" not in p.stderr + p.stdout
+    assert "random, random" not in p.stderr         # the names an opponent may have, each once
     assert not list(tmp_path.iterdir())

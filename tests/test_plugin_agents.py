@@ -121,6 +121,24 @@ def test_a_factory_that_gives_no_agent_is_refused_before_any_game(tmp_path, caps
     assert "make(...) gave a str, which has neither act(obs, mask) nor act_batch(obs, masks)" in err, err
 
 
+@pytest.mark.parametrize("body, words", [
+    ("    def act(self, obs, mask):\n        return 0\n",
+     ["agent Bad: act(obs, mask) gave action 0, which is not legal there; legal: [1, "]),
+    ("    def act(self, obs, mask):\n        return float(mask.argmax())\n",
+     ["agent Bad: act(obs, mask) must give an integer action, got float64"]),
+    ("    def act_batch(self, obs, masks):\n        return masks.argmax(axis=1)[:1]\n",
+     ["agent Bad: act_batch(obs, masks) on 2 decisions must give 2 integer actions, got shape (1,)"]),
+    ("    def act_batch(self, obs, masks):\n        return masks.argmax(axis=1) + 1000\n",
+     ["gave action 1", "in row 0, which is not legal there"]),
+])
+def test_a_plugin_that_answers_wrong_is_named_with_what_it_gave(tmp_path, capsys, body, words):
+    """An illegal, non-integer or miscounted answer is the plug-in's error, not an illegal move of some game."""
+    (tmp_path / "plug.py").write_text("class Bad:\n" + body)
+    assert main(["--agents", f"{tmp_path / 'plug.py'}:Bad", "random", "--games", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert all(w in err for w in words) and "Traceback" not in err, err
+
+
 # ---------------------------------------------------------------- the wrong game
 def test_an_agent_of_another_game_is_refused_naming_both_games(in_root, capsys):
     line = refused(capsys, "--game", "help", "--agents", f"{EXAMPLE}:KnockEarly", "random", "random")
@@ -151,6 +169,9 @@ def test_the_training_envs_take_the_command_lines_opponent_names(in_root, game):
     assert [type(x).__name__ for x in env.unwrapped.core.opponents] == ["GreedyAgent", "str", "WrappedAgent"]
     with pytest.raises(ValueError, match="opponents: unknown agent 'chess'"):
         quando_env.make_vec_env(1, opponents=["random", "chess"], game=game)
+    with pytest.raises(ValueError, match=r"use an agent name \(random, the game's own") as refused:
+        quando_env.make_vec_env(1, opponents=3.5, game=game)
+    assert str(refused.value).count("random") == 1      # the names listed once each
 
 
 def test_terminal_play_takes_a_plugin_opponent_and_refuses_one_of_another_game(tmp_path):
@@ -227,6 +248,7 @@ def test_tables_json_and_charts_speak_only_of_what_the_game_has(tmp_path, capsys
     assert ("knock_rate" in match["agents"]["heuristic"]) == has_knock
     assert ("knock rate" in match_table) == has_knock
     assert direction in match_table and direction in league_table
+    assert match["higher_total_wins"] is higher and league["higher_total_wins"] is higher    # the JSON says it too
     assert f"mean points per round ({direction})" in labels
     for fig in figures.values():
         assert game in fig.axes[0].get_title()

@@ -59,7 +59,7 @@ def _one(x, game, options: dict):
         return x
     if callable(getattr(x, "predict", None)):
         return PredictOpponent(x)
-    raise ValueError(f"opponent {x!r} is not allowed: use {RANDOM!r}, an agent name ({named_agents.names_help()}), "
+    raise ValueError(f"opponent {x!r} is not allowed: use an agent name ({named_agents.names_help()}), "
                      "an object with act(obs, masks) (the batched agent interface), an object with an SB3-style "
                      "predict, or a list of these")
 

@@ -130,9 +130,9 @@ def check(parser: argparse.ArgumentParser, option: str, type_, value):
 
 
 def check_game_options(parser: argparse.ArgumentParser, game: str, players: int, edition: str | None = None,
-                       players_option: str = "--players"):
-    """The game's config for its player count (given by players_option) and --edition (Quando's), or the
-    program ends naming the option."""
+                       players_option: str = "--players", players_from: str = ""):
+    """The game's config for its player count (given by players_option; players_from says how the count came
+    from it, when not given as a number) and --edition (Quando's), or the program ends naming the option."""
     from ..core import make_config
     from ..registry import game_class
 
@@ -145,7 +145,7 @@ def check_game_options(parser: argparse.ArgumentParser, game: str, players: int,
     try:
         return make_config(cls, **options)
     except ValueError as e:
-        parser.error(f"argument {players_option}: {e}")
+        parser.error(f"argument {players_option}: {e}{players_from}")
 
 
 def check_seed_room(parser: argparse.ArgumentParser, value: int, span: int, what: str) -> None:

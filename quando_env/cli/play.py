@@ -50,7 +50,7 @@ def _opponent_names(spec: str, n: int) -> list[str]:
              for key, sep, arg in (x.partition(":") for x in names)]
     if any(not x for x in names) or len(names) not in (1, n - 1):
         raise PlayError(f"{spec!r}: give one name for all {n - 1} opponents or {n - 1} names "
-                        f"separated by commas (names: random, {named_agents.names_help()})")
+                        f"separated by commas (names: {named_agents.names_help()})")
     return names * (n - 1) if len(names) == 1 else names
 
 
