@@ -125,7 +125,8 @@ def test_cabo_jack_names_the_other_seat_absolutely():
     cur, n = int(game.current_player[0]), game.num_players
     for a in jacks:
         r, i, j = decode_jack(a)
-        assert game.move_name(0, a) == f"Jack: my slot {i} with player_{(cur + r) % n}'s slot {j}"
+        assert game.move_name(0, a) == f"Jack: own slot {i} with player_{(cur + r) % n}'s slot {j}"
+    assert not [a for a in range(game.num_actions) if "my " in game.move_name(0, a)]     # no first person
     text = game.render_text(0)
     assert "player+" not in text and f"{jacks[0]} {game.move_name(0, jacks[0])}" in text
 

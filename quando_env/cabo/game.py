@@ -55,14 +55,13 @@ class VectorGame(Game):
         E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["dealer"], np.int8))
 
     def move_name(self, g, a):
-        """A Jack's exchange names the other seat absolutely (player_3), not relative to the decider as the
-        action's own name does (player+2)."""
+        """Told of the seat that decides (replay's omniscient story): its own slots, and a Jack's other seat
+        absolutely (player_3), not relative to the decider as the action's own name does (player+2)."""
         s = self.states[self.game_index(g)]
-        name = self.action_name(a)
         if JACK_SWAP <= a < SNAP:
             r, i, j = decode_jack(a)
-            return f"Jack: my slot {i} with player_{(int(s['cur']) + r) % self.num_players}'s slot {j}"
-        return name
+            return f"Jack: own slot {i} with player_{(int(s['cur']) + r) % self.num_players}'s slot {j}"
+        return self.action_name(a).replace("my slot", "own slot")
 
     def render_text(self, g=0, seat=None):
         return render_text(self, *self.view_args(g, seat))
