@@ -7,7 +7,7 @@ All rows train by PPO against the game's heuristic players (4 players). The lear
 (agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
 self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
 does. SB3 runs twice: with the learner's settings (its usual separate policy and value networks of the same
-widths, the same epochs, minibatch, and experience per update), and with train.py's (32 envs, n_steps 256,
+widths, the same epochs, minibatch, and experience per update), and with agents.training's (32 envs, n_steps 256,
 minibatch 1024, 4 epochs, 256x256 policy and value networks, no hint). Each row first runs one untimed update
 (compilation, warm-up), then whole updates for about --seconds; a rate is decisions of the learner's seats over
 the wall time of collecting and training on them. The ratios divide by the SB3 rows of the same game measured in
@@ -83,11 +83,11 @@ def main():
         for name, (rate, cpu_rate) in ((f"learner (self-play share {hp.self_play_share:g})", (own, own_cpu)),
                                        ("learner, 1 seat", (one, one_cpu)),
                                        ("SB3 MaskablePPO, learner's settings", same),
-                                       ("SB3 MaskablePPO, train.py's settings", old)):
+                                       ("SB3 MaskablePPO, agents.training's settings", old)):
             rows.append((game, name, rate, cpu_rate, rate / same[0], rate / old[0]))
     print(f"PPO against heuristic players, 4 players, {args.threads} torch thread(s), about {args.seconds:g} s a row\n")
     print(f"| {'game':6} | {'trainer':38} | {'decisions/s':>11} | {'per CPU-second':>14} | {'vs SB3 same':>11} "
-          f"| {'vs SB3 train.py':>15} |")
+          f"| {'vs SB3 training':>15} |")
     print(f"|{'-' * 8}|{'-' * 40}|{'-' * 12}:|{'-' * 15}:|{'-' * 12}:|{'-' * 16}:|")
     for game, name, rate, cpu_rate, r_same, r_old in rows:
         print(f"| {game:6} | {name:38} | {rate:11,.0f} | {cpu_rate:14,.0f} | {r_same:10.1f}x | {r_old:14.1f}x |")

@@ -191,7 +191,9 @@ def test_masked_sampling_is_legal_and_a_broken_mask_fails():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_ppo_selfplay_trains_one_iteration(game, ray_local):
-    algo = rllib.ppo_config(game).build_algo()
+    # RLlib gives up on a sample after 60 s by default; a worker that compiles the game's kernels on a loaded
+    # machine took longer (then `result` has no env_runners).
+    algo = rllib.ppo_config(game).env_runners(sample_timeout_s=600).build_algo()
     try:
         result = algo.train()
     finally:
