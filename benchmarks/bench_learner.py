@@ -86,11 +86,11 @@ def main():
                                        ("SB3 MaskablePPO, agents.training's settings", old)):
             rows.append((game, name, rate, cpu_rate, rate / same[0], rate / old[0]))
     print(f"PPO against heuristic players, 4 players, {args.threads} torch thread(s), about {args.seconds:g} s a row\n")
-    print(f"| {'game':6} | {'trainer':38} | {'decisions/s':>11} | {'per CPU-second':>14} | {'vs SB3 same':>11} "
+    print(f"| {'game':6} | {'trainer':44} | {'decisions/s':>11} | {'per CPU-second':>14} | {'vs SB3 same':>11} "
           f"| {'vs SB3 training':>15} |")
-    print(f"|{'-' * 8}|{'-' * 40}|{'-' * 12}:|{'-' * 15}:|{'-' * 12}:|{'-' * 16}:|")
+    print(f"|{'-' * 8}|{'-' * 46}|{'-' * 12}:|{'-' * 15}:|{'-' * 12}:|{'-' * 16}:|")
     for game, name, rate, cpu_rate, r_same, r_old in rows:
-        print(f"| {game:6} | {name:38} | {rate:11,.0f} | {cpu_rate:14,.0f} | {r_same:10.1f}x | {r_old:14.1f}x |")
+        print(f"| {game:6} | {name:44} | {rate:11,.0f} | {cpu_rate:14,.0f} | {r_same:10.1f}x | {r_old:14.1f}x |")
     return rows
 
 if __name__ == "__main__":

@@ -12,13 +12,14 @@ import pytest
 from agents import make_agent
 from agents.base import Agent
 from agents.evaluation import play_match
-from agents.learned import LearnedAgent, load_model, save_model
+from agents.learned import LearnedAgent, default_model, load_model, save_model
 from agents.learner import LEARNER, RECIPES, Hyper, Learner, main
 from agents.random_agent import RandomAgent
 from quando_env import registry
 from quando_env.registry import game_class
 
 GAMES = ("quando", "cabo", "help")
+SHIPPED = ("cabo", "help")                  # games with a model in agents/models
 
 
 class KeepAgent(Agent):
@@ -210,11 +211,13 @@ def test_a_saved_model_loads_and_plays_legal_moves_in_play_match(tmp_path, game)
     assert m[np.arange(len(o)), agent.act(o, m)].all()
 
 
-def test_the_shipped_help_model_loads_and_plays_legal_moves():
-    agent = make_agent("learned", game="help")
-    assert isinstance(agent, LearnedAgent) and agent.header["game"] == "help"
-    heuristic = make_agent("heuristic", game="help")
-    res = play_match([agent, heuristic, heuristic, heuristic], 8, seed=0, game="help", progress=False,
+@pytest.mark.parametrize("game", SHIPPED)
+def test_the_shipped_models_load_and_play_legal_moves(game):
+    agent = make_agent("learned", game=game)
+    assert isinstance(agent, LearnedAgent) and agent.header["game"] == game
+    assert default_model(game).stat().st_size < 10 * 2**20
+    heuristic = make_agent("heuristic", game=game)
+    res = play_match([agent, heuristic, heuristic, heuristic], 8, seed=0, game=game, progress=False,
                      names=["learned", "h", "h", "h"])        # the engine refuses any illegal move
     assert res.pooled()["learned"]["games"] == 8
 
