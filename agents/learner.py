@@ -86,7 +86,7 @@ class Hyper:
     heuristic_share: float = 0.5                   # of the pool draws, once there are snapshots
     pool_size: int = 4                             # snapshots kept
     snapshot_every: int = 1_000_000                # decisions between snapshots (0: none)
-    bc_decisions: int = 0                          # heuristic decisions imitated first (0: no warm start)
+    bc_decisions: int = 0                          # teacher decisions imitated first (0: no warm start)
     bc_dagger: float = 0.0                         # warm start: share of decisions played by the policy's own move
     teacher: str = "heuristic"                     # warm start: whose moves are imitated ("heuristic" or "rollout")
     teacher_samples: int = 32                      # rollout teacher: worlds per decision (twice that to knock)
@@ -105,7 +105,8 @@ class Hyper:
         for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
                              ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
                              ("threads", 1, MAX_THREADS), ("eval_games", 1, None), ("snapshot_every", 0, None),
-                             ("bc_decisions", 0, None), ("teacher_samples", 2, 10_000), ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
+                             ("bc_decisions", 0, None), ("teacher_samples", 2, 10_000), ("seed", 0, SEED_MAX32),
+                             ("eval_seed", 0, SEED_MAX32)):
             setattr(self, name, as_int(getattr(self, name), name, lo, hi))
         hidden = self.hidden if isinstance(self.hidden, (tuple, list)) else ()
         need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
@@ -189,6 +190,9 @@ class Learner:
             header, weights = load_model(hp.init, game=hp.game, obs_dim=self.obs_dim)
             need(tuple(header["hidden"]) == hp.hidden, f"init={hp.init!r} has layers {header['hidden']}",
                  f"the run's hidden={list(hp.hidden)}")
+            head = "q" if hp.method == "dmc" else "policy"
+            need(header["head"] == head, f"init={hp.init!r} has a {header['head']} head",
+                 f"a {head} head ({hp.method})")
             self.load_weights(weights)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=hp.bc_lr if hp.bc_decisions > 0 else hp.lr, eps=1e-5)
         self.snapshots = []                 # LearnedAgents holding frozen copies of the weights
@@ -251,7 +255,7 @@ class Learner:
 
     def decide(self, obs, masks, labels=None):
         """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
-        masks: actions drawn from `policy`'s probabilities, or in the warm start the heuristic's `labels`, played
+        masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
         as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
         actions' values."""
         probs, logp_all, logits, value = self.policy(obs, masks)

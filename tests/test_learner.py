@@ -499,6 +499,8 @@ def test_init_starts_from_a_saved_model_of_the_same_shape_and_refuses_another(sa
         small_learner("help", init=str(path), hidden=(32,))
     with pytest.raises(ValueError, match="help"):
         small_learner("cabo", init=str(path))
+    with pytest.raises(ValueError, match=r"has a policy head.*a q head \(dmc\)"):
+        small_learner("help", init=str(path), method="dmc")
 
 
 def test_a_rollout_teacher_labels_the_warm_start():
