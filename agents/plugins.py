@@ -17,6 +17,7 @@ import traceback
 from pathlib import Path
 
 from quando_env.checks import check_plays
+from quando_env.named_agents import parameters
 
 from .base import Agent
 
@@ -139,19 +140,10 @@ def make(spec: str, game: str, offered: dict) -> Agent:
     """The plug-in agent built for `game` with the keywords of `offered` its target names, as an Agent."""
     target = load(spec)
     check_plays(target, game, f"agent {spec!r}")
-    params = _parameters(target)
+    params = parameters(target)
     agent = target(**{k: v for k, v in offered.items() if k in params})
     if not _acts(agent):
         raise ValueError(f"agent {spec!r}: {target.__name__}(...) gave a {type(agent).__name__}, which has neither "
                          "act(obs, mask) nor act_batch(obs, masks)")
     check_plays(agent, game, f"agent {spec!r}")
     return Agent.wrap(agent)
-
-
-def _parameters(target) -> dict:
-    """The keyword parameters target names ({} when it does not say)."""
-    try:
-        params = inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        return {}
-    return {k: p for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}

@@ -39,11 +39,12 @@ def names_help() -> str:
 
 
 def parameters(function) -> dict:
-    """The parameters a function names ({} when it does not say)."""
+    """The parameters a function takes by keyword ({} when it does not say): what a caller may offer it."""
     try:
-        return inspect.signature(function).parameters
+        params = inspect.signature(function).parameters
     except (TypeError, ValueError):
         return {}
+    return {k: p for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
 def check(name: str, game: str, num_players: int) -> None:

@@ -442,6 +442,24 @@ def test_resume_takes_its_thread_counts_from_the_saved_run(saved_run, monkeypatc
     assert used == {"torch": 2, "numba": 2}
 
 
+def last_legal(masks):
+    """The last legal action of every row."""
+    return masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
+
+
+def draw_last_legal(learner):
+    """Make the learner's policy put all its probability on the last legal action (its log-probabilities, head
+    outputs and values stay the network's)."""
+    policy = learner.policy
+
+    def one_hot(obs, masks):
+        p, *rest = policy(obs, masks)
+        q = np.zeros_like(p)
+        q[np.arange(len(obs)), last_legal(masks)] = 1.0
+        return (q, *rest)
+    learner.policy = one_hot
+
+
 @pytest.mark.parametrize("method", ["ppo", "dmc"])
 def test_decide_draws_its_actions_from_the_policys_probabilities(method):
     learner = small_learner("help", method=method, epsilon=0.25)
@@ -451,15 +469,8 @@ def test_decide_draws_its_actions_from_the_policys_probabilities(method):
     if method == "dmc":                 # epsilon-greedy on the action values
         best = np.where(m, logits, -np.inf).argmax(axis=1)
         np.testing.assert_allclose(probs[np.arange(len(o)), best], 0.75 + 0.25 / m.sum(axis=1))
-    policy = learner.policy
-    last = m.shape[1] - 1 - m[:, ::-1].argmax(axis=1)       # the last legal action of every row
-
-    def one_hot(obs, masks):
-        p, *rest = policy(obs, masks)
-        q = np.zeros_like(p)
-        q[np.arange(len(obs)), last] = 1.0
-        return (q, *rest)
-    learner.policy = one_hot
+    last = last_legal(m)
+    draw_last_legal(learner)
     acts, lp, val, played = learner.decide(o, m)
     np.testing.assert_array_equal(played, acts)
     np.testing.assert_array_equal(acts, last)
@@ -470,22 +481,16 @@ def test_decide_draws_its_actions_from_the_policys_probabilities(method):
 def test_the_warm_start_learns_the_heuristics_move_and_dagger_plays_the_policys_own(dagger):
     """bc_dagger: the share of warm-start decisions that play the policy's draw; the label stays the heuristic's."""
     learner = small_learner("cabo", bc_decisions=10_000, bc_dagger=dagger)
-    heuristic, policy = learner.heuristic.act, learner.policy
+    heuristic = learner.heuristic.act
     labels, played = [], []
-
-    def last_legal(obs, masks):             # a policy that always draws the last legal action
-        p, *rest = policy(obs, masks)
-        q = np.zeros_like(p)
-        q[np.arange(len(obs)), masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)] = 1.0
-        return (q, *rest)
-    learner.policy = last_legal
+    draw_last_legal(learner)
     learner.heuristic.act = lambda o, m: labels.append(heuristic(o, m)) or labels[-1]
     step = learner.game.step
     learner.game.step = lambda a: played.append(a.copy()) or step(a)
     learner.hp.rollout_steps = 1
     m = learner.game.legal_action_mask.copy()
     learner.collect()
-    last = m.shape[1] - 1 - m[:, ::-1].argmax(axis=1)
+    last = last_legal(m)
     np.testing.assert_array_equal(learner.buf["act"][:learner.count], labels[0])     # always learns the heuristic
     np.testing.assert_array_equal(played[0], last if dagger else labels[0])
     assert (labels[0] != last).any()
