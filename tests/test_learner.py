@@ -477,6 +477,29 @@ def test_decide_draws_its_actions_from_the_policys_probabilities(method):
     np.testing.assert_array_equal(lp, logp[np.arange(len(o)), last])
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradients(game):
+    """agents.sparse: the learner's forward and backward from the observations' nonzeros equal the dense ones
+    (real observations, plus an all-zero row and a batch of zeros)."""
+    import torch
+
+    from agents import sparse
+    from agents.learner import Net
+
+    learner = small_learner(game)
+    obs = np.concatenate([learner.seat_view()[0], np.zeros((1, learner.obs_dim), np.float32)])
+    assert 0 < (obs != 0).mean() < 0.5
+    net = Net(learner.obs_dim, learner.num_actions, (32, 16))
+    for x in (obs, np.zeros((3, learner.obs_dim), np.float32)):
+        grads = []
+        for given in (torch.from_numpy(x), sparse.sparse_rows(x)):
+            logits, value = net(given)
+            loss = (logits * torch.linspace(-1, 1, learner.num_actions)).square().sum() + value.sum()
+            grads.append([logits, value, *torch.autograd.grad(loss, list(net.parameters()))])
+        for dense, fast in zip(*grads):
+            np.testing.assert_allclose(fast.detach().numpy(), dense.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("dagger", [0.0, 1.0])
 def test_the_warm_start_learns_the_heuristics_move_and_dagger_plays_the_policys_own(dagger):
     """bc_dagger: the share of warm-start decisions that play the policy's draw; the label stays the heuristic's."""
