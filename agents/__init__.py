@@ -10,6 +10,8 @@ one runs code it holds, so load only files you trust.
 """
 from pathlib import Path
 
+import quando_env  # noqa: F401  before torch: it sets OpenMP's passive wait (quando_env's docstring)
+
 from . import plugins
 from .base import Agent
 from .ppo import PPOAgent

@@ -41,6 +41,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba
 import numpy as np
 import torch
 from torch import nn
@@ -182,6 +183,8 @@ class Learner:
 
         self.hp = hp
         torch.set_num_threads(hp.threads)
+        # before the first batch: one threaded kernel starts numba's OpenMP threads, which then compete with torch
+        numba.set_num_threads(min(hp.threads, numba.config.NUMBA_NUM_THREADS))
         torch.manual_seed(hp.seed)
         self.rng = np.random.default_rng(hp.seed)
         self.game = game_class(hp.game)(hp.num_games, seed=hp.seed, autoreset=False, num_players=hp.num_players,
@@ -666,8 +669,6 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
             prior.update(json.loads((out / "summary.json").read_text()))
     else:
         learner = Learner(args.hyper)
-    import numba
-    numba.set_num_threads(min(learner.hp.threads, numba.config.NUMBA_NUM_THREADS))
     hp, c = learner.hp, learner.counters
     evaluations = list(prior["evaluations"])
     log(f"{prog} {' '.join(sys.argv[1:] if argv is None else argv)}")

@@ -16,8 +16,6 @@ the same run, so they hold on a loaded machine; decisions per CPU-second show wh
 import argparse
 import time
 
-import torch
-
 from agents import game_agents
 from agents.learner import RECIPES, Hyper, Learner
 
@@ -73,6 +71,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     ap.add_argument("--sb3-envs", type=int, default=64, help="SB3 VecEnv size with the learner's settings (64)")
     args = ap.parse_args()
+    import torch        # after agents: quando_env sets OpenMP's wait policy before torch loads it
+
     torch.set_num_threads(args.threads)
     rows = []
     for game in args.games:

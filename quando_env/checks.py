@@ -82,8 +82,8 @@ def as_ints(x, name: str, lo: int, hi: int) -> np.ndarray:
             need(False, f"{name}={shown(x)}", f"integers {lo}..{hi}")
         if flat.dtype != object:
             flat = flat.astype(np.int64)
-            need(flat.size == 0 or (flat.min() >= lo and flat.max() <= hi), f"{name}={shown(x)}",
-                 f"integers {lo}..{hi}")
+            if flat.size and (flat.min() < lo or flat.max() > hi):     # the message only when refusing: hot path
+                need(False, f"{name}={shown(x)}", f"integers {lo}..{hi}")
             return flat
         items = flat.tolist()
     elif is_int(x):
@@ -101,7 +101,8 @@ def as_ints(x, name: str, lo: int, hi: int) -> np.ndarray:
 def as_slots(games, num_games: int, name: str = "games") -> np.ndarray:
     """Distinct game slots 0..num_games-1 as an int64 array (a repeated slot would be stepped twice)."""
     idx = as_ints(games, name, 0, num_games - 1)
-    need(np.unique(idx).size == idx.size, f"{name}={shown(games)}", "distinct slots (each game at most once)")
+    if np.unique(idx).size != idx.size:
+        need(False, f"{name}={shown(games)}", "distinct slots (each game at most once)")
     return idx
 
 

@@ -44,3 +44,37 @@ def test_serial_and_parallel_kernels_play_the_same_games(name):
         small = trajectory(cls, 1, 2, seed=3 + i)
         for a, b in zip(big[:-2], small[:-2]):
             np.testing.assert_array_equal(a[i], b[0])
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_importing_the_package_makes_openmp_threads_wait_passively_unless_told(preset, expected):
+    """Idle OpenMP threads that spin starve torch in the same process (docs/speed.md): importing quando_env (and
+    the agents package, which imports it before torch) sets OMP_WAIT_POLICY=PASSIVE, a user's own value kept."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if preset:
+        env["OMP_WAIT_POLICY"] = preset
+    code = "import os, agents.learner; print(os.environ.get('OMP_WAIT_POLICY'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == expected
+
+
+def test_a_learner_lowers_numba_threads_before_its_first_batch(monkeypatch):
+    """A learner of 1 thread never starts numba's thread team (its spinning slowed training 8x on a loaded
+    machine): the thread count is set before the games are made."""
+    from agents.learner import Hyper, Learner
+
+    cls, seen = game_class("help"), []
+    make = cls.__init__
+    monkeypatch.setattr(cls, "__init__", lambda self, *a, **k: (seen.append(numba.get_num_threads()),
+                                                                 make(self, *a, **k))[1])
+    before = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        Learner(Hyper(game="help", threads=1, num_games=8, rollout_steps=2))
+    finally:
+        numba.set_num_threads(before)
+    assert seen == [1]
