@@ -36,7 +36,9 @@ import argparse
 import dataclasses
 import json
 import math
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -645,8 +647,17 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
     plt.close(fig)
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM during a run: handled as Ctrl-C is (saved, then exit status 143)."""
+
+
+def _stop(signum, frame):
+    raise Stopped
+
+
 def main(argv=None, prog: str = "python -m agents.learner") -> int:
-    """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C (model and state saved). `prog`:
+    """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C, 143 after SIGTERM (a scheduler's or
+    kill's stop; a background job of a shell ignores Ctrl-C), both with the model and state saved. `prog`:
     the command's name in its messages and log (train.py runs this with its own)."""
     args = parse_args(argv, prog)
     from torch.utils.tensorboard import SummaryWriter
@@ -714,6 +725,8 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
                disable=args.no_progress, smoothing=0.1)
     next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
     next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _stop) if on_main else None
     try:
         if not evaluations:
             evaluate()
@@ -735,11 +748,15 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
         if evaluations[-1]["decisions"] != c["decisions"]:
             evaluate()
         save()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         bar.close()
         save()
-        print(f"interrupted at {c['decisions']:,} decisions: model and state saved in {out} (--resume continues)")
-        return 130
+        how = "stopped by SIGTERM" if isinstance(e, Stopped) else "interrupted"
+        print(f"{how} at {c['decisions']:,} decisions: model and state saved in {out} (--resume continues)")
+        return 143 if isinstance(e, Stopped) else 130
+    finally:
+        if on_main:
+            signal.signal(signal.SIGTERM, previous)
     bar.close()
     writer.close()
     s = summary()

@@ -329,22 +329,42 @@ def test_train_py_runs_the_learner_with_the_games_recipe(tmp_path):
     assert r.returncode == 2 and r.stderr.splitlines()[-1].startswith("train.py: error: argument --timesteps")
 
 
-def test_ctrl_c_saves_the_model_and_summary_and_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+def _ctrl_c():
+    raise KeyboardInterrupt
+
+
+def _sigterm():
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+@pytest.mark.parametrize("stop, status, said", [(_ctrl_c, 130, "interrupted at "),
+                                                (_sigterm, 143, "stopped by SIGTERM at ")])
+def test_ctrl_c_or_sigterm_saves_the_model_and_state_and_says_so_in_one_line(tmp_path, monkeypatch, capsys, stop,
+                                                                             status, said):
+    """A scheduler's stop (SIGTERM) saves as Ctrl-C does; the SIGTERM handler before the run is back after it."""
+    import signal
+
     calls = []
     iteration = Learner.iteration
 
-    def interrupted(self):
+    def stopped(self):
         calls.append(1)
         if len(calls) == 3:
-            raise KeyboardInterrupt
+            stop()
         return iteration(self)
 
-    monkeypatch.setattr(Learner, "iteration", interrupted)
+    monkeypatch.setattr(Learner, "iteration", stopped)
+    before = signal.getsignal(signal.SIGTERM)
     out = tmp_path / "run"
-    assert main(run_args(out, "--timesteps", "100000")) == 130
+    assert main(run_args(out, "--timesteps", "100000")) == status
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[-1].startswith("interrupted at ") and "--resume" in lines[-1]
-    assert json.loads((out / "summary.json").read_text())["decisions"] > 0
+    assert lines[-1].startswith(said) and "--resume" in lines[-1]
+    assert signal.getsignal(signal.SIGTERM) is before
+    state = json.loads((out / "state.json").read_text())
+    assert state["counters"]["decisions"] == json.loads((out / "summary.json").read_text())["decisions"] > 0
     LearnedAgent(out / "model.npz", game="help")
 
 
