@@ -6,9 +6,10 @@ quando_env.make_vec_env, per game, all measured in the same run.
 All rows train by PPO against the game's heuristic players (4 players). The learner runs its game's recipe
 (agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
 self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
-does. SB3 runs twice: with the learner's settings (its usual separate policy and value networks of the same
+does. SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
 widths, the same epochs, minibatch, and experience per update), and with agents.training's (32 envs, n_steps 256,
-minibatch 1024, 4 epochs, 256x256 policy and value networks, no hint). Each row first runs one untimed update
+minibatch 1024, 4 epochs, 256x256 policy and value networks, no hint), and a third time with MaskablePPO's own
+defaults (n_steps 2048, minibatch 64, 10 epochs, 64x64 networks) on 16 envs. Each row first runs one untimed update
 (compilation, warm-up), then whole updates for about --seconds; a rate is decisions of the learner's seats over
 the wall time of collecting and training on them. The ratios divide by the SB3 rows of the same game measured in
 the same run, so they hold on a loaded machine; decisions per CPU-second show what a quiet core gives.
@@ -62,6 +63,7 @@ def sb3_like(hp, envs):
 
 TRAIN_PY = dict(envs=32, n_steps=256, batch_size=1024, epochs=4, hidden=(256, 256), learning_rate=1e-4,
                 gamma=0.995, clip_range=0.1, ent_coef=0.003)
+DEFAULTS = dict(envs=16, n_steps=2048, batch_size=64, epochs=10, hidden=(64, 64))    # MaskablePPO's own
 
 
 def main():
@@ -80,17 +82,20 @@ def main():
         (one, one_cpu), _ = learner_rate(game, args.seconds, args.threads, self_play_share=0.0)
         same = sb3_rate(game, args.seconds, hp.num_players, **sb3_like(hp, args.sb3_envs))
         old = sb3_rate(game, args.seconds, hp.num_players, **TRAIN_PY)
+        default = sb3_rate(game, args.seconds, hp.num_players, **DEFAULTS)
         for name, (rate, cpu_rate) in ((f"learner (self-play share {hp.self_play_share:g})", (own, own_cpu)),
                                        ("learner, 1 seat", (one, one_cpu)),
                                        ("SB3 MaskablePPO, learner's settings", same),
-                                       ("SB3 MaskablePPO, agents.training's settings", old)):
-            rows.append((game, name, rate, cpu_rate, rate / same[0], rate / old[0]))
+                                       ("SB3 MaskablePPO, agents.training's settings", old),
+                                       ("SB3 MaskablePPO, its default settings", default)):
+            rows.append((game, name, rate, cpu_rate, rate / same[0], rate / old[0], rate / default[0]))
     print(f"PPO against heuristic players, 4 players, {args.threads} torch thread(s), about {args.seconds:g} s a row\n")
     print(f"| {'game':6} | {'trainer':44} | {'decisions/s':>11} | {'per CPU-second':>14} | {'vs SB3 same':>11} "
-          f"| {'vs SB3 training':>15} |")
-    print(f"|{'-' * 8}|{'-' * 46}|{'-' * 12}:|{'-' * 15}:|{'-' * 12}:|{'-' * 16}:|")
-    for game, name, rate, cpu_rate, r_same, r_old in rows:
-        print(f"| {game:6} | {name:44} | {rate:11,.0f} | {cpu_rate:14,.0f} | {r_same:10.1f}x | {r_old:14.1f}x |")
+          f"| {'vs SB3 training':>15} | {'vs SB3 default':>14} |")
+    print(f"|{'-' * 8}|{'-' * 46}|{'-' * 12}:|{'-' * 15}:|{'-' * 12}:|{'-' * 16}:|{'-' * 15}:|")
+    for game, name, rate, cpu_rate, r_same, r_old, r_default in rows:
+        print(f"| {game:6} | {name:44} | {rate:11,.0f} | {cpu_rate:14,.0f} | {r_same:10.1f}x | {r_old:14.1f}x "
+              f"| {r_default:13.1f}x |")
     return rows
 
 if __name__ == "__main__":
