@@ -32,8 +32,8 @@ class KnockMix(Agent):
         self.learned, self.heuristic, self.knocks = learned, heuristic, knocks
 
     def act_batch(self, obs, masks):
-        lrn, (heu, vals) = self.learned.act_batch(obs, masks), self.heuristic.action_values(obs, masks)
-        scores = np.where(masks, self.learned.scores(obs, masks), -np.inf)
+        scores, (heu, vals) = self.learned.scores(obs, masks), self.heuristic.action_values(obs, masks)
+        lrn = scores.argmax(1)                      # the learned agent's move (scores: -inf where illegal)
         scores[:, KNOCK] = -np.inf
         vals = np.where(masks, vals, np.inf)        # the heuristic's worths: lower is better
         vals[:, KNOCK] = np.inf

@@ -1,4 +1,6 @@
 """Agents: the act interface, legality everywhere, decisions that follow from the observation, strength."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -224,10 +226,8 @@ def test_make_agent_names():
 def test_knock_mix_takes_the_knock_from_one_player_and_the_rest_from_the_other():
     """benchmarks/quando_knock.py's ablation: where knocking is legal the `knocks` player alone decides whether
     to knock; every other move is the card player's (or its best non-knock move). Both mixes play legal moves."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("quando_knock", "benchmarks/quando_knock.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from agents.plugins import load
+    knock_mix = load(f"{Path(__file__).parent.parent / 'benchmarks' / 'quando_knock.py'}:KnockMix")
     learned, heuristic = make_agent("learned", game="quando", num_players=4), HeuristicAgent(num_players=4)
     game = VectorGame(64, seed=3, num_players=4)
     disagreed = 0
@@ -237,7 +237,7 @@ def test_knock_mix_takes_the_knock_from_one_player_and_the_rest_from_the_other()
         can = masks[:, KNOCK]
         disagreed += int((can & ((lrn == KNOCK) != (heu == KNOCK))).sum())
         for knocks, cards, decider in (("learned", heu, lrn), ("heuristic", lrn, heu)):
-            acts = mod.KnockMix(knocks, learned, heuristic).act_batch(obs, masks)
+            acts = knock_mix(knocks, learned, heuristic).act_batch(obs, masks)
             assert masks[np.arange(64), acts].all()
             knock = can & (decider == KNOCK)
             assert ((acts == KNOCK) == knock).all()
