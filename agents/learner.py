@@ -142,6 +142,10 @@ RECIPES = {
     "cabo": dict(bc_decisions=10_000_000, bc_dagger=0.5, lr=1e-4),
     "help": dict(bc_decisions=5_000_000, lr=1e-4),
 }
+# Decisions a run collects when given neither --seconds nor --timesteps: about what each shipped model's first run
+# collected, so that `train.py --game G` alone ends, well inside 2 hours on the 2-core machine.
+DEFAULT_DECISIONS = {"quando": 30_000_000, "cabo": 20_000_000, "help": 50_000_000}
+OTHER_GAMES_DECISIONS = 10_000_000
 
 
 class Net(nn.Module):
@@ -540,7 +544,9 @@ def parser(prog: str = "python -m agents.learner") -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=argtypes.float_in(0.0, 10.0**9, above=True), default=None,
                    help="stop after this many seconds (wall time)")
     p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
-                   help="stop at this many decisions of experience")
+                   help="stop at this many decisions of experience (with neither option: quando "
+                   f"{DEFAULT_DECISIONS['quando']:,}, cabo {DEFAULT_DECISIONS['cabo']:,}, help "
+                   f"{DEFAULT_DECISIONS['help']:,}, another game {OTHER_GAMES_DECISIONS:,})")
     p.add_argument("--seed", type=argtypes.int_in(0, SEED_MAX32), default=None, help=f"0..{SEED_MAX32} (default 0)")
     p.add_argument("--threads", type=argtypes.int_in(1, MAX_THREADS), default=None,
                    help="torch threads, numba at most as many (default 1)")
@@ -586,7 +592,8 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
 def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Namespace:
     """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
     otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
-    --eval-games), or with --resume those saved in --out, which the options given must repeat."""
+    --eval-games), or with --resume those saved in --out, which the options given must repeat; given neither --seconds
+    nor --timesteps, args.timesteps is the game's DEFAULT_DECISIONS."""
     p = parser(prog)
     args = p.parse_args(argv)
     game = args.game or "quando"
@@ -605,6 +612,8 @@ def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Na
     args.hyper = hp
     if args.resume:
         args.hyper = saved_hyper(p, Path(args.out), given)
+    if args.seconds is None and args.timesteps is None:
+        args.timesteps = DEFAULT_DECISIONS.get(args.hyper.game, OTHER_GAMES_DECISIONS)
     return args
 
 

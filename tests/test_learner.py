@@ -13,7 +13,7 @@ from agents import make_agent
 from agents.base import Agent
 from agents.evaluation import play_match
 from agents.learned import LearnedAgent, default_model, load_model, save_model
-from agents.learner import LEARNER, RECIPES, Hyper, Learner, main
+from agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, main, parse_args
 from agents.random_agent import RandomAgent
 from quando_env import registry
 from quando_env.registry import game_class
@@ -327,6 +327,16 @@ def test_train_py_runs_the_learner_with_the_games_recipe(tmp_path):
     r = subprocess.run([sys.executable, str(root / "train.py"), "--game", "help", "--timesteps", "0"],
                        capture_output=True, text=True, cwd=root, timeout=300)
     assert r.returncode == 2 and r.stderr.splitlines()[-1].startswith("train.py: error: argument --timesteps")
+
+
+def test_a_run_given_no_length_ends_at_the_games_default_budget(tmp_path):
+    """`train.py --game G` alone ends (at the game's DEFAULT_DECISIONS); a limit given replaces it."""
+    out = ["--out", str(tmp_path / "run")]
+    for game in ("quando", "cabo", "help"):
+        assert parse_args(["--game", game, *out]).timesteps == DEFAULT_DECISIONS[game]
+    assert parse_args(out).timesteps == DEFAULT_DECISIONS["quando"]
+    assert parse_args(["--game", "cabo", "--seconds", "60", *out]).timesteps is None
+    assert parse_args(["--game", "cabo", "--timesteps", "5", *out]).timesteps == 5
 
 
 def _ctrl_c():
