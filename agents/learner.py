@@ -23,7 +23,8 @@ How it learns (`method`):
 - "dmc": Deep Monte-Carlo (DouZero): the policy head is read as action values, trained toward the seat's
   return (lambda = 1), epsilon-greedy acting;
 - `bc_decisions` > 0 first, a warm start: every seat is recorded and the policy imitates the teacher's choice
-  (cross-entropy, or for "dmc" the action values of its moves), the value head learns the returns. The teacher
+  (cross-entropy, or for "dmc" the values of its moves fitted to their returns while every other legal move's
+  value is held `margin` below, DQfD's large-margin loss), the value head learns the returns. The teacher
   is the heuristic, or with teacher="rollout" the rollout search (expert iteration: slower, stronger moves);
   `init` starts from a model already trained. With `bc_dagger` > 0 (DAgger) that share of the decisions plays
   the policy's own move while still learning the teacher's, so the policy also learns to recover from the
@@ -84,6 +85,7 @@ class Hyper:
     epochs: int = 2                                # passes over each rollout
     minibatch: int = 2048
     epsilon: float = 0.05                          # dmc: share of random legal moves
+    margin: float = 0.1                            # dmc warm start: teacher's move valued this far above the others
     win_reward: float = 1.0                        # +- at the end of an episode, by the game's winners
     points_coef: float = 0.02                      # times (own points - mean of the others'), per step
     self_play_share: float = 0.5                   # chance that each other seat is the learner too
@@ -119,7 +121,7 @@ class Hyper:
         for name, lo, hi, above in (("lr", 0.0, 1.0, True), ("bc_lr", 0.0, 1.0, True), ("gamma", 0.0, 1.0, False),
                                     ("gae_lambda", 0.0, 1.0, False), ("clip", 0.0, None, True),
                                     ("ent_coef", 0.0, None, False), ("vf_coef", 0.0, None, False),
-                                    ("max_grad_norm", 0.0, None, True), ("epsilon", 0.0, 1.0, False),
+                                    ("max_grad_norm", 0.0, None, True), ("epsilon", 0.0, 1.0, False), ("margin", 0.0, None, False),
                                     ("win_reward", 0.0, None, False), ("points_coef", 0.0, None, False),
                                     ("self_play_share", 0.0, 1.0, False), ("heuristic_share", 0.0, 1.0, False),
                                     ("bc_dagger", 0.0, 1.0, False)):
@@ -407,6 +409,12 @@ class Learner:
             q = logits.gather(1, acts[:, None]).squeeze(1)
             out["loss/q"] = 0.5 * ((q - ret) ** 2).mean()
             out["loss/total"] = out["loss/q"] + hp.vf_coef * v_loss
+            if self.imitating:  # DQfD's large margin: fitting the teacher's moves alone leaves the others' values
+                legal = logits.masked_fill(~masks, -math.inf)   # arbitrary, and the greedy move one of them
+                rival = (legal + hp.margin).scatter(1, acts[:, None], q[:, None]).max(1).values
+                out["loss/margin"] = (rival - q).mean()
+                out["loss/imitation_accuracy"] = (legal.argmax(1) == acts).float().mean()
+                out["loss/total"] = out["loss/total"] + out["loss/margin"]
             return out
         logp_all = masked_log_probs(logits, masks)
         logp = logp_all.gather(1, acts[:, None]).squeeze(1)
