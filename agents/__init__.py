@@ -50,8 +50,11 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
     from . import learned
     from .ppo import default_model
 
-    key, _, arg = str(name).partition(":")
+    key, colon, arg = str(name).partition(":")
     own = game_agents(game)
+    if colon and not arg and key in ("ppo", "learned", "rllib"):
+        raise ValueError(f"agent {name!r}: no path after {key + ':'!r}; give {key}:PATH" +
+                         (f", or {key!r} for the shipped model" if key != "rllib" else ""))
     if arg and (key in ("random", "rollout") or key in own):
         raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
                          "rllib:CHECKPOINT); your own agent is FILE.py:NAME or package.module:NAME")
@@ -67,6 +70,10 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
                              f"{game}` and give ppo:PATH"))
         return
     if key == "learned":
+        if not arg:                     # the shipped model of that many players: the count checked first
+            from quando_env.core import make_config
+            from quando_env.registry import game_class
+            num_players = make_config(game_class(game).config_class, num_players=num_players).num_players
         path = Path(arg) if arg else learned.default_model(game, num_players)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no learned model at {path}: train one with `python -m "

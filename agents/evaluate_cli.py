@@ -12,10 +12,9 @@ from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.registry import game_class, game_names
 
 from . import NAMES_HELP, check_agent, make_agent, plugins
-from .evaluation import Interrupted, build_agents, format_table, play_match
+from .evaluation import MAX_GAMES, Interrupted, build_agents, format_table, play_match
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
 
-MAX_GAMES = 10_000_000        # games of a match (or per lineup): the per-game results held take 16 bytes a seat
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
 

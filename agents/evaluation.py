@@ -27,10 +27,12 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from quando_env import rng
-from quando_env.checks import check_plays
+from quando_env.checks import as_int, check_plays
 from quando_env.registry import game_class
 
 from .base import Agent
+
+MAX_GAMES = 10_000_000        # games of a match (or per lineup): the per-game results held take 16 bytes a seat
 
 
 @dataclass
@@ -174,6 +176,7 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
     and calling on_games(m) as m games finish. config: the game's options (num_players defaults to
     len(agents)). An agent that declares another game (its `game`) is refused before any game is played.
     """
+    games = as_int(games, "games", 1, MAX_GAMES)
     built = agents() if callable(agents) else list(agents)
     k = len(built)
     config.setdefault("num_players", k)

@@ -73,16 +73,23 @@ def save_model(path, header: dict, weights: dict) -> Path:
     return path
 
 
-def load_model(path, game: str | None = None, obs_dim: int | None = None) -> tuple[dict, dict]:
-    """(header, weights) of a model file, checked; game / obs_dim: refuse a model made for others."""
+def load_model(path, game: str | None = None, obs_dim: int | None = None,
+               num_players: int | None = None) -> tuple[dict, dict]:
+    """(header, weights) of a model file, checked; game / obs_dim: refuse a model made for others (num_players:
+    the player count those observations are of, named in the refusal)."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no learned model at {path}: train one with `python -m agents.learner --game "
-                                f"{game or 'GAME'} --out DIR` and copy DIR/model.npz there, or give learned:PATH")
+        raise FileNotFoundError(f"no learned model at {path}")
     try:
-        with np.load(path, allow_pickle=False) as f:
+        f = np.load(path, allow_pickle=False)
+        if not isinstance(f, np.lib.npyio.NpzFile):
+            raise ValueError("a single .npy array")
+        with f:
             arrays = {k: f[k] for k in f.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as e:
+    except ValueError as e:             # numpy's words for a file that is not .npy/.npz speak of pickles
+        raise ValueError(f"{path}: not a learned model file (not an .npz archive of arrays)"
+                         + (f": {e}" if "pickle" not in str(e) else "")) from None
+    except (OSError, zipfile.BadZipFile, EOFError, KeyError) as e:
         raise ValueError(f"{path}: not a learned model file ({type(e).__name__}: {e})") from None
     head = arrays.pop("header", None)
     if head is None or head.shape != () or head.dtype.kind != "U":
@@ -100,9 +107,11 @@ def load_model(path, game: str | None = None, obs_dim: int | None = None) -> tup
         if w.dtype != np.float32 or w.shape != shape or not np.isfinite(w).all():
             raise ValueError(f"{path}: {name} must be finite float32 of shape {shape}, got {w.dtype} {w.shape}")
     if game is not None and header["game"] != game or obs_dim is not None and header["obs_dim"] != obs_dim:
-        wanted = f"game {game or header['game']!r}" + (f" with observations of length {obs_dim}" if obs_dim else "")
-        raise ValueError(f"{path} is a model of game {header['game']!r} with observations of length "
-                         f"{header['obs_dim']}; it cannot play {wanted}")
+        wanted = f"game {game or header['game']!r}" + (f" for {num_players} players" if num_players else "") + \
+            (f" with observations of length {obs_dim}" if obs_dim else "")
+        players = header["options"].get("num_players")
+        raise ValueError(f"{path} is a model of game {header['game']!r}" + (f" for {players} players" if players
+                         else "") + f" with observations of length {header['obs_dim']}; it cannot play {wanted}")
     return header, arrays
 
 
@@ -127,12 +136,21 @@ class LearnedAgent(Agent):
     def __init__(self, path=None, game: str | None = None, header: dict | None = None, weights: dict | None = None,
                  num_players: int | None = None):
         if header is None:
-            path = Path(path) if path is not None else default_model(game or "quando", num_players or 4)
             obs_dim = None
             if game is not None and num_players is not None:
+                from quando_env.core import make_config
                 from quando_env.registry import game_class
-                obs_dim = game_class(game).obs_dim_of(num_players)
-            header, weights = load_model(path, game=game, obs_dim=obs_dim)
+
+                cls = game_class(game)
+                num_players = make_config(cls.config_class, num_players=num_players).num_players   # checked
+                obs_dim = cls.obs_dim_of(num_players)
+            if path is None:
+                path = default_model(game or "quando", num_players or 4)
+                if not path.is_file():
+                    raise FileNotFoundError(f"no learned model at {path}: train one with `python -m agents.learner "
+                                            f"--game {game or 'quando'} --out DIR` and copy DIR/model.npz there, or "
+                                            "give learned:PATH")
+            header, weights = load_model(path, game=game, obs_dim=obs_dim, num_players=num_players)
         self.path, self.header, self.weights = path, header, weights
         self.game = header["game"]
         self.num_actions = header["num_actions"]

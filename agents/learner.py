@@ -41,6 +41,7 @@ import signal
 import sys
 import threading
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,11 +55,13 @@ from quando_env.cli import argtypes
 from quando_env.registry import game_class, game_names
 
 from . import sparse
+from .evaluation import MAX_GAMES as MAX_MATCH_GAMES
 from .learned import FORMAT, LearnedAgent, load_model, save_model
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
 MAX_THREADS = 1024
+MAX_ROLLOUT = 1 << 20           # decisions a rollout holds (its buffer: that many observations)
 
 
 @dataclass
@@ -110,9 +113,9 @@ class Hyper:
         need(isinstance(self.init, str), f"init={shown(self.init)}", "the path of a learned model, or ''")
         for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
                              ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
-                             ("threads", 1, MAX_THREADS), ("eval_games", 1, None), ("snapshot_every", 0, None),
-                             ("bc_decisions", 0, None), ("teacher_samples", 2, 10_000), ("seed", 0, SEED_MAX32),
-                             ("eval_seed", 0, SEED_MAX32)):
+                             ("threads", 1, MAX_THREADS), ("eval_games", 1, MAX_MATCH_GAMES),
+                             ("snapshot_every", 0, None), ("bc_decisions", 0, None), ("teacher_samples", 2, 10_000),
+                             ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
             setattr(self, name, as_int(getattr(self, name), name, lo, hi))
         hidden = self.hidden if isinstance(self.hidden, (tuple, list)) else ()
         need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
@@ -121,7 +124,8 @@ class Hyper:
         for name, lo, hi, above in (("lr", 0.0, 1.0, True), ("bc_lr", 0.0, 1.0, True), ("gamma", 0.0, 1.0, False),
                                     ("gae_lambda", 0.0, 1.0, False), ("clip", 0.0, None, True),
                                     ("ent_coef", 0.0, None, False), ("vf_coef", 0.0, None, False),
-                                    ("max_grad_norm", 0.0, None, True), ("epsilon", 0.0, 1.0, False), ("margin", 0.0, None, False),
+                                    ("max_grad_norm", 0.0, None, True), ("epsilon", 0.0, 1.0, False),
+                                    ("margin", 0.0, None, False),
                                     ("win_reward", 0.0, None, False), ("points_coef", 0.0, None, False),
                                     ("self_play_share", 0.0, 1.0, False), ("heuristic_share", 0.0, 1.0, False),
                                     ("bc_dagger", 0.0, 1.0, False)):
@@ -133,6 +137,8 @@ class Hyper:
         need(isinstance(self.options, dict) and "num_players" not in self.options, f"options={shown(self.options)}",
              "a dict of the game's options other than num_players")
         make_config(game_class(self.game).config_class, num_players=self.num_players, **self.options)
+        need(self.num_games * self.rollout_steps <= MAX_ROLLOUT, f"num_games * rollout_steps={self.num_games} * "
+             f"{self.rollout_steps}", f"at most {MAX_ROLLOUT:,} decisions held per rollout")
 
 
 # Default recipe of each game: what `train.py --game G` runs (see agents/models/README.md): a warm start of 10M
@@ -519,10 +525,19 @@ class Learner:
 
     @classmethod
     def resume(cls, out: Path, heuristic=None) -> "Learner":
-        """A learner continuing the run saved in `out` (new games, seeded from the run's seed and updates)."""
+        """A learner continuing the run saved in `out` (new games, seeded from the run's seed and updates);
+        ValueError naming the run when one of its files cannot be read."""
+        try:
+            return cls._resume(out, heuristic)
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as e:
+            raise ValueError(f"the run saved in {out} cannot be read: {type(e).__name__}: {e}") from None
+
+    @classmethod
+    def _resume(cls, out: Path, heuristic) -> "Learner":
         state = json.loads((out / "state.json").read_text())
         hp = Hyper(**state["hyper"])
-        self = cls(hp, heuristic)
+        self = cls(dataclasses.replace(hp, init=""), heuristic)    # the run's model replaces init's weights
+        self.hp = hp
         _, weights = load_model(out / "model.npz", game=hp.game, obs_dim=self.obs_dim)
         self.load_weights(weights)
         with np.load(out / "state.npz", allow_pickle=False) as f:
@@ -552,7 +567,8 @@ def parser(prog: str = "python -m agents.learner") -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=argtypes.float_in(0.0, 10.0**9, above=True), default=None,
                    help="stop after this many seconds (wall time)")
     p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
-                   help="stop at this many decisions of experience (with neither option: quando "
+                   help="stop at the first update with at least this many decisions of experience "
+                   "(with neither option: quando "
                    f"{DEFAULT_DECISIONS['quando']:,}, cabo {DEFAULT_DECISIONS['cabo']:,}, help "
                    f"{DEFAULT_DECISIONS['help']:,}, another game {OTHER_GAMES_DECISIONS:,})")
     p.add_argument("--seed", type=argtypes.int_in(0, SEED_MAX32), default=None, help=f"0..{SEED_MAX32} (default 0)")
@@ -585,6 +601,8 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
     try:
         if kind is dict:
             value = json.loads(text)
+            if not isinstance(value, dict):
+                raise ValueError
         elif kind is tuple:
             value = tuple(int(x) for x in text.split(","))
         elif kind is float:
@@ -609,6 +627,11 @@ def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Na
     given = {"--game": {"game": args.game}, "--seed": {"seed": args.seed}, "--threads": {"threads": args.threads},
              "--eval-games": {"eval_games": args.eval_games}, "--set": dict(_setting(p, x) for x in args.set)}
     given = {k: {n: v for n, v in d.items() if v is not None} for k, d in given.items()}
+    for option, d in given.items():
+        twice = [f"{n}={shown(v)} and {option} {shown(d[n])}" for n, v in given["--set"].items()
+                 if option != "--set" and n in d and v != d[n]]
+        if twice:
+            p.error(f"argument --set: {'; '.join(twice)} disagree: give one")
     kw = {"game": game, **RECIPES.get(game, {})}
     for d in given.values():
         kw.update(d)
@@ -620,6 +643,9 @@ def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Na
     args.hyper = hp
     if args.resume:
         args.hyper = saved_hyper(p, Path(args.out), given)
+    elif (Path(args.out) / "state.json").exists():
+        p.error(f"argument --out: {args.out} holds a run already: --resume continues it, another --out starts a new "
+                "one")
     if args.seconds is None and args.timesteps is None:
         args.timesteps = DEFAULT_DECISIONS.get(args.hyper.game, OTHER_GAMES_DECISIONS)
     return args
@@ -682,7 +708,21 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
 
     t_start, cpu_start = time.perf_counter(), time.process_time()
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    prior = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "evaluations": []}
+    option = "--resume" if args.resume else "--set init"
+    try:                                # everything read and checked before anything is written
+        if args.resume:
+            learner = Learner.resume(out)
+            if (out / "summary.json").exists():
+                option = f"--resume: {out / 'summary.json'}"
+                prior.update(json.loads((out / "summary.json").read_text()))
+        else:
+            learner = Learner(args.hyper)
+        option = "--out"
+        out.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError) as e:
+        print(f"{prog}: error: argument {option}: {e}", file=sys.stderr)
+        return 2
     logf = open(out / "log.txt", "a")
 
     def log(msg):
@@ -690,13 +730,6 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
         logf.write(msg + "\n")
         logf.flush()
 
-    prior = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "evaluations": []}
-    if args.resume:
-        learner = Learner.resume(out)
-        if (out / "summary.json").exists():
-            prior.update(json.loads((out / "summary.json").read_text()))
-    else:
-        learner = Learner(args.hyper)
     hp, c = learner.hp, learner.counters
     evaluations = list(prior["evaluations"])
     log(f"{prog} {' '.join(sys.argv[1:] if argv is None else argv)}")

@@ -16,7 +16,8 @@ import numpy as np
 
 from agents import make_agent
 from agents.base import Agent
-from agents.evaluation import play_match
+from agents.evaluation import MAX_GAMES, play_match
+from quando_env.cli import argtypes
 from quando_env.quando.cards import KNOCK
 
 PLAYERS = 4
@@ -45,12 +46,15 @@ class KnockMix(Agent):
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=4000)
-    p.add_argument("--seeds", type=int, nargs="+", default=[5_000_000, 7_000_000])
+    p.add_argument("--games", type=argtypes.int_in(1, MAX_GAMES), default=4000, help="games per seed and row")
+    p.add_argument("--seeds", type=argtypes.seed, nargs="+", default=[5_000_000, 7_000_000])
     p.add_argument("--model", default="", help="a learned Quando model (default: the shipped one)")
     args = p.parse_args(argv)
-    learned = make_agent(f"learned:{args.model}" if args.model else "learned", game="quando",
-                         num_players=PLAYERS)
+    try:
+        learned = make_agent(f"learned:{args.model}" if args.model else "learned", game="quando",
+                             num_players=PLAYERS)
+    except (ValueError, FileNotFoundError) as e:
+        p.error(f"argument --model: {e}")
     heuristic = make_agent("heuristic", game="quando", num_players=PLAYERS)
     rows = [("learned", learned), ("heuristic", heuristic),
             ("heuristic, learned knocks", KnockMix("learned", learned, heuristic)),

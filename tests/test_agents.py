@@ -213,6 +213,12 @@ def test_make_agent_names():
         make_agent("alphazero")
     with pytest.raises(ValueError, match="only ppo, learned and rllib take a path"):
         make_agent("heuristic:x")
+    for key in ("ppo", "learned", "rllib"):             # an empty $MODEL must not play the shipped model
+        with pytest.raises(ValueError, match=f"agent '{key}:': no path after '{key}:'; give {key}:PATH"):
+            make_agent(f"{key}:")
+    for players in (True, 4.0, "4", 9):                 # checked before a file name is made of it
+        with pytest.raises(ValueError, match=f"num_players={players!r} is not allowed: an integer 2..6"):
+            make_agent("learned", num_players=players)
     with pytest.raises(FileNotFoundError, match="no PPO model"):
         make_agent("ppo:/nonexistent/model.zip")
     with pytest.raises(FileNotFoundError, match=r"train one with `python -m agents.training --game cabo`"):

@@ -101,6 +101,9 @@ def test_summary_fields():
 def test_wrong_number_of_agents():
     with pytest.raises(ValueError, match="5 agents for 4 players: give 1 to 4 agents"):
         play_match([GreedyAgent()] * 5, 2, num_players=4, progress=False)
+    for games in (0, -5, 2.0, True):
+        with pytest.raises(ValueError, match=f"games={games!r} is not allowed"):
+            play_match([GreedyAgent()] * 4, games, progress=False)
 
 
 def test_league_lineups():

@@ -252,8 +252,8 @@ class Boom:
 
 def test_a_foreign_or_malformed_model_file_is_refused_with_a_clear_error(tmp_path, saved):
     path, header, weights = saved
-    with pytest.raises(ValueError, match=r"ok\.npz is a model of game 'help' with observations of length 228; it "
-                       "cannot play game 'cabo'"):
+    with pytest.raises(ValueError, match=r"ok\.npz is a model of game 'help' for 4 players with observations of "
+                       "length 228; it cannot play game 'cabo' for 4 players"):
         make_agent(f"learned:{path}", game="cabo")
     with pytest.raises(ValueError, match="cannot play game 'help' with observations of length 252"):
         load_model(path, game="help", obs_dim=252)
@@ -261,10 +261,18 @@ def test_a_foreign_or_malformed_model_file_is_refused_with_a_clear_error(tmp_pat
     with pytest.raises(ValueError, match="takes observations of length 228, got 252"):
         agent.act(np.zeros((1, 252), np.float32), np.ones((1, 105), bool))
 
+    with pytest.raises(ValueError, match="for 4 players with observations of length 228; it cannot play game "
+                       "'help' for 3 players"):
+        LearnedAgent(path, game="help", num_players=3)
     bad = tmp_path / "bad.npz"
-    bad.write_bytes(b"not a zip at all")
-    with pytest.raises(ValueError, match="not a learned model file"):
-        LearnedAgent(bad)
+    for content in (b"not a zip at all", b"\x93NUMPY"):
+        bad.write_bytes(content)
+        with pytest.raises(ValueError, match="not a learned model file") as e:
+            LearnedAgent(bad)
+        assert "pickle" not in str(e.value)            # numpy's advice to load it unsafely is not passed on
+    np.save(tmp_path / "one.npy", np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match="one.npy: not a learned model file .*a single .npy array"):
+        LearnedAgent(tmp_path / "one.npy")
     np.savez(bad, **weights)
     with pytest.raises(ValueError, match="no JSON header"):
         LearnedAgent(bad)
@@ -406,18 +414,27 @@ def test_settings_are_checked():
     (["--set", "epochs=x"], "argument --set: 'epochs=x': epochs takes an integer"),
     (["--set", "hidden="], "argument --set: 'hidden=': hidden takes integers separated by commas"),
     (["--set", "options=[1"], "argument --set: 'options=[1': options takes a JSON object"),
-    (["--set", "options=[1]"], "argument --set: options=[1] is not allowed"),
+    (["--set", "options=[1]"], "argument --set: 'options=[1]': options takes a JSON object"),
     (["--set", "options={\"x\": 1}"], "argument --set: unknown option(s) ['x']"),
     (["--set", "method=foo"], "argument --set: method='foo' is not allowed"),
     (["--set", "num_players=9"], "argument --set:"),
     (["--set", "lr=-1"], "argument --set: lr=-1.0 is not allowed: a number > 0.0"),
     (["--set", "seed=-3"], "argument --set: seed=-3 is not allowed"),
-    (["--eval-games", "0"], "argument --eval-games: 0 is not allowed")])
+    (["--eval-games", "0"], "argument --eval-games: 0 is not allowed"),
+    (["--eval-games", "10000001"], "argument --eval-games: eval_games=10000001 is not allowed"),
+    (["--set", "rollout_steps=100000"], "argument --set: num_games * rollout_steps=256 * 100000 is not allowed"),
+    (["--seed", "3", "--set", "seed=5"], "argument --set: seed=5 and --seed 3 disagree: give one"),
+    (["--set", "options=null"], "argument --set: 'options=null': options takes a JSON object"),
+    (["--set", "init=nowhere.npz"], "argument --set init: no learned model at nowhere.npz"),
+    (["--set", "init=tests/tiny_game.py"], "argument --set init: tests/tiny_game.py: not a learned model file"),
+    (["--out", "/proc/quando_run"], "argument --out:")])
 def test_command_line_values_are_checked_before_anything_is_written(tmp_path, capsys, args, message):
     with pytest.raises(SystemExit) as e:
-        main(["--out", str(tmp_path / "run"), *args])
+        status = main(["--out", str(tmp_path / "run"), *args])
+        raise SystemExit(status)                        # the checks made once the settings are read return 2
     err = capsys.readouterr().err
     assert e.value.code == 2 and message in err and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
     assert not (tmp_path / "run").exists()
 
 
@@ -452,6 +469,34 @@ def test_resume_refuses_options_the_saved_run_does_not_have(saved_run, capsys, a
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert e.value.code == 2 and f"argument {option}: --resume continues the run in" in line, line
     assert sorted(p.name for p in saved_run.iterdir()) == before
+
+
+def test_a_folder_holding_a_run_is_refused_unless_resumed(saved_run, capsys):
+    before = {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file()}
+    with pytest.raises(SystemExit) as e:
+        main(run_args(saved_run, "--timesteps", "100"))
+    assert e.value.code == 2 and "holds a run already: --resume continues it" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize("damage", ["state.npz", "model.npz", "summary.json"])
+def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, damage):
+    (saved_run / "summary.json").write_text("{}")
+    (saved_run / damage).write_bytes(b"{truncated")
+    assert main(["--out", str(saved_run), "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"argument --resume: " in err and str(saved_run) in err and "Traceback" not in err, err
+
+
+def test_a_resumed_run_no_longer_needs_the_model_it_started_from(tmp_path, saved):
+    init = tmp_path / "init.npz"
+    saved[0].rename(init)
+    out = tmp_path / "run"
+    assert main(run_args(out, "--timesteps", "500", "--set", f"init={init}", "--set", "bc_decisions=0")) == 0
+    init.unlink()
+    assert main(run_args(out, "--timesteps", "1500", "--resume", "--set", f"init={init}",
+                         "--set", "bc_decisions=0")) == 0
+    assert json.loads((out / "summary.json").read_text())["decisions"] >= 1500
 
 
 def test_resume_takes_its_thread_counts_from_the_saved_run(saved_run, monkeypatch):
@@ -609,8 +654,8 @@ def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(
         check_agent("learned", "help", num_players=3)
     assert isinstance(make_agent("learned", game="help", num_players=4), LearnedAgent)
     three, four = (game_class("help").obs_dim_of(n) for n in (3, 4))
-    with pytest.raises(ValueError, match=f"observations of length {four}; it cannot play game 'help' with "
-                                         f"observations of length {three}"):
+    with pytest.raises(ValueError, match=f"observations of length {four}; it cannot play game 'help' for 3 "
+                                         f"players with observations of length {three}"):
         make_agent(f"learned:{shipped}", game="help", num_players=3)
     evaluate_cli.parse_args(["--game", "help", "--players", "4", "--agents", "learned", "heuristic"])
     cli.parse_args(["play", "--game", "help", "--players", "4", "--opponents", "learned"])
@@ -631,6 +676,6 @@ def test_terminal_play_builds_learned_opponents_for_its_player_count(shipped):
     from quando_env.cli.play import PlayError, make_opponent
 
     game = game_class("help")(1, seed=0, num_players=3)
-    with pytest.raises(PlayError, match="cannot play game 'help' with observations of length"):
+    with pytest.raises(PlayError, match="cannot play game 'help' for 3 players with observations of length"):
         make_opponent(f"learned:{shipped}", 1, 0, game)
     assert isinstance(make_opponent(f"learned:{shipped}", 1, 0, game_class("help")(1, seed=0)), LearnedAgent)
