@@ -709,7 +709,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
     t_start, cpu_start = time.perf_counter(), time.process_time()
     out = Path(args.out)
     prior = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "evaluations": []}
-    option = "--resume" if args.resume else "--set init"
+    option = "--resume" if args.resume else "--set init" if args.hyper.init else "--set"
     try:                                # everything read and checked before anything is written
         if args.resume:
             learner = Learner.resume(out)
@@ -720,7 +720,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
             learner = Learner(args.hyper)
         option = "--out"
         out.mkdir(parents=True, exist_ok=True)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, TypeError) as e:
         print(f"{prog}: error: argument {option}: {e}", file=sys.stderr)
         return 2
     logf = open(out / "log.txt", "a")
