@@ -163,7 +163,9 @@ def ppo_config(game: str, **config) -> PPOConfig:
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY: RLModuleSpec(
             module_class=ActionMaskingTorchRLModule,
             model_config=DefaultModelConfig(fcnet_hiddens=[64, 64], vf_share_layers=True))}))
-        .env_runners(num_env_runners=1, num_envs_per_env_runner=1, num_cpus_per_env_runner=1)
+        # sample_timeout_s: RLlib's 60 s default ran out on a busy 2-core machine (the runner's first sample loads
+        # the compiled engine), and train() then returned a result without its "env_runners" entries.
+        .env_runners(num_env_runners=1, num_envs_per_env_runner=1, num_cpus_per_env_runner=1, sample_timeout_s=600)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=512, minibatch_size=128, num_epochs=2, lr=3e-4)
         .callbacks(on_sample_end=log_illegal_actions)
