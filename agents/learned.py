@@ -150,6 +150,7 @@ class LearnedAgent(Agent):
                     raise FileNotFoundError(f"no learned model at {path}: train one with `python -m agents.learner "
                                             f"--game {game or 'quando'} --out DIR` and copy DIR/model.npz there, or "
                                             "give learned:PATH")
+            path = Path(path)
             header, weights = load_model(path, game=game, obs_dim=obs_dim, num_players=num_players)
         self.path, self.header, self.weights = path, header, weights
         self.game = header["game"]

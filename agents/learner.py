@@ -627,11 +627,10 @@ def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Na
     given = {"--game": {"game": args.game}, "--seed": {"seed": args.seed}, "--threads": {"threads": args.threads},
              "--eval-games": {"eval_games": args.eval_games}, "--set": dict(_setting(p, x) for x in args.set)}
     given = {k: {n: v for n, v in d.items() if v is not None} for k, d in given.items()}
-    for option, d in given.items():
-        twice = [f"{n}={shown(v)} and {option} {shown(d[n])}" for n, v in given["--set"].items()
-                 if option != "--set" and n in d and v != d[n]]
-        if twice:
-            p.error(f"argument --set: {'; '.join(twice)} disagree: give one")
+    twice = [f"{n}={shown(v)} and {option} {shown(d[n])}" for option, d in given.items() if option != "--set"
+             for n, v in given["--set"].items() if n in d and v != d[n]]
+    if twice:
+        p.error(f"argument --set: {'; '.join(twice)} disagree: give one")
     kw = {"game": game, **RECIPES.get(game, {})}
     for d in given.values():
         kw.update(d)
