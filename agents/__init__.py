@@ -115,6 +115,7 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", num_pla
         return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)
     if key == "learned":
         from .learned import LearnedAgent, default_model
-        return LearnedAgent(arg or default_model(game, num_players), game=game, num_players=num_players, **kwargs)
+        return LearnedAgent(arg or default_model(game, num_players), game=game, num_players=num_players,
+                            options=options, **kwargs)
     from .rllib_agent import RLlibAgent
     return RLlibAgent(arg, **kwargs)

@@ -129,12 +129,14 @@ def forward(weights: dict, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class LearnedAgent(Agent):
     """Plays the legal action with the highest policy output of a learned model (a file, or header and weights
     held in memory, e.g. the learner's snapshots). With game and num_players, a model whose observations are not
-    that game's for that many players is refused as it loads, naming both lengths."""
+    that game's for that many players is refused as it loads, naming both lengths; with options too (the game's
+    other options, e.g. edition), so is a model trained with other rules."""
 
     name = "learned"
 
     def __init__(self, path=None, game: str | None = None, header: dict | None = None, weights: dict | None = None,
-                 num_players: int | None = None):
+                 num_players: int | None = None, options: dict | None = None):
+        rules = None
         if header is None:
             obs_dim = None
             if game is not None and num_players is not None:
@@ -142,7 +144,8 @@ class LearnedAgent(Agent):
                 from quando_env.registry import game_class
 
                 cls = game_class(game)
-                num_players = make_config(cls.config_class, num_players=num_players).num_players   # checked
+                rules = make_config(cls.config_class, num_players=num_players, **(options or {})).to_dict()
+                num_players = rules["num_players"]                  # checked
                 obs_dim = cls.obs_dim_of(num_players)
             if path is None:
                 path = default_model(game or "quando", num_players or 4)
@@ -152,6 +155,11 @@ class LearnedAgent(Agent):
                                             "give learned:PATH")
             path = Path(path)
             header, weights = load_model(path, game=game, obs_dim=obs_dim, num_players=num_players)
+            other = {k: (header["options"].get(k), v) for k, v in rules.items()
+                     if header["options"].get(k) != v} if options is not None and rules else {}
+            if other:
+                raise ValueError(f"{path} was trained with other rules: " + ", ".join(
+                    f"{k}={a!r} (this game has {k}={b!r})" for k, (a, b) in sorted(other.items())))
         self.path, self.header, self.weights = path, header, weights
         self.game = header["game"]
         self.num_actions = header["num_actions"]

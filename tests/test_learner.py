@@ -672,6 +672,14 @@ def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(
     assert status == 2 and f"length {four}" in err and f"length {three}" in err, err
 
 
+def test_a_learned_agent_refuses_a_game_with_other_rules_than_it_was_trained_with():
+    """Quando's editions have the same observations: the model's header is what tells them apart."""
+    assert isinstance(make_agent("learned", game="quando", options={"edition": "kendi"}), LearnedAgent)
+    with pytest.raises(ValueError, match=r"learned_quando_4p\.npz was trained with other rules: edition='kendi' "
+                                         r"\(this game has edition='oya'\)"):
+        make_agent("learned", game="quando", options={"edition": "oya"})
+
+
 def test_terminal_play_builds_learned_opponents_for_its_player_count(shipped):
     from quando_env.cli.play import PlayError, make_opponent
 
