@@ -67,10 +67,15 @@ def save_model(path, header: dict, weights: dict) -> Path:
         if w.shape != shape:
             raise ValueError(f"weight {name} has shape {w.shape}, the header says {shape}")
         arrays[name] = w
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **arrays)
-    tmp.replace(path)       # never a half-written model under the real name
+    replace_file(path, lambda tmp: np.savez(tmp, **arrays))
     return path
+
+
+def replace_file(path: Path, write) -> None:
+    """write(a temporary file) then rename it to `path`: a stop while writing never leaves half a file there."""
+    tmp = path.with_name(f"{path.stem}.tmp{path.suffix}")
+    write(tmp)
+    tmp.replace(path)
 
 
 def load_model(path, game: str | None = None, obs_dim: int | None = None,

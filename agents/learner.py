@@ -56,7 +56,7 @@ from quando_env.registry import game_class, game_names
 
 from . import sparse
 from .evaluation import MAX_GAMES as MAX_MATCH_GAMES
-from .learned import FORMAT, LearnedAgent, load_model, save_model
+from .learned import FORMAT, LearnedAgent, load_model, replace_file, save_model
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
@@ -516,12 +516,12 @@ class Learner:
         for i, st in self.opt.state_dict()["state"].items():
             for k, v in st.items():
                 arrays[f"{i}.{k}"] = np.asarray(v.detach().numpy() if torch.is_tensor(v) else v)
-        np.savez(out / "state.npz", **arrays)
+        replace_file(out / "state.npz", lambda tmp: np.savez(tmp, **arrays))
         hp = dataclasses.asdict(self.hp)
         hp["hidden"] = list(hp["hidden"])
-        (out / "state.json").write_text(json.dumps({
-            "hyper": hp, "counters": self.counters, "imitating": self.imitating, "snapshots": snaps,
-            "rng": self.rng.bit_generator.state}, indent=1))
+        text = json.dumps({"hyper": hp, "counters": self.counters, "imitating": self.imitating, "snapshots": snaps,
+                           "rng": self.rng.bit_generator.state}, indent=1)
+        replace_file(out / "state.json", lambda tmp: tmp.write_text(text))     # last: what --resume starts from
 
     @classmethod
     def resume(cls, out: Path, heuristic=None) -> "Learner":
@@ -744,7 +744,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
              "wall_seconds": wall(), "cpu_seconds": prior["cpu_seconds"] + time.process_time() - cpu_start,
              "evaluations": evaluations, "model": str(out / "model.npz"),
              "hyper": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(hp).items()}}
-        (out / "summary.json").write_text(json.dumps(s, indent=1))
+        replace_file(out / "summary.json", lambda tmp: tmp.write_text(json.dumps(s, indent=1)))
         return s
 
     def evaluate():
@@ -776,6 +776,8 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
     next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
     on_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _stop) if on_main else None
+    if goal is not None and c["decisions"] >= goal:
+        log(f"the run has {c['decisions']:,} decisions already, at least --timesteps {goal:,}: nothing to train")
     try:
         if not evaluations:
             evaluate()

@@ -479,6 +479,19 @@ def test_a_folder_holding_a_run_is_refused_unless_resumed(saved_run, capsys):
     assert {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file()} == before
 
 
+def test_a_stop_while_saving_leaves_the_saved_files_whole(saved_run, monkeypatch):
+    learner = Learner.resume(saved_run)
+    before = {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file()}
+
+    def cut_short(file, **arrays):
+        Path(file).write_bytes(b"half a file")
+        raise KeyboardInterrupt
+    monkeypatch.setattr(np, "savez", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        learner.save_state(saved_run)
+    assert {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file() and p.name in before} == before
+
+
 @pytest.mark.parametrize("damage", ["state.npz", "model.npz", "summary.json"])
 def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, damage):
     (saved_run / "summary.json").write_text("{}")
