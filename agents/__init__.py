@@ -54,7 +54,7 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
     own = game_agents(game)
     if colon and not arg and key in ("ppo", "learned", "rllib"):
         raise ValueError(f"agent {name!r}: no path after {key + ':'!r}; give {key}:PATH" +
-                         (f", or {key!r} for the shipped model" if key != "rllib" else ""))
+                         (", or 'learned' for the shipped model" if key == "learned" else ""))
     if arg and (key in ("random", "rollout") or key in own):
         raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
                          "rllib:CHECKPOINT); your own agent is FILE.py:NAME or package.module:NAME")

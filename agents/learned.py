@@ -67,13 +67,21 @@ def save_model(path, header: dict, weights: dict) -> Path:
         if w.shape != shape:
             raise ValueError(f"weight {name} has shape {w.shape}, the header says {shape}")
         arrays[name] = w
-    replace_file(path, lambda tmp: np.savez(tmp, **arrays))
+    save_arrays(path, arrays)
     return path
+
+
+def save_arrays(path: Path, arrays: dict) -> None:
+    """np.savez to `path` as named (savez given a name adds .npz), through a temporary file."""
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+    replace_file(path, write)
 
 
 def replace_file(path: Path, write) -> None:
     """write(a temporary file) then rename it to `path`: a stop while writing never leaves half a file there."""
-    tmp = path.with_name(f"{path.stem}.tmp{path.suffix}")
+    tmp = path.with_name(path.name + ".tmp")
     write(tmp)
     tmp.replace(path)
 
@@ -131,17 +139,32 @@ def forward(weights: dict, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weights["value.bias"][0]
 
 
+def check_rules(path, trained: dict, rules: dict, default: dict, given: set) -> None:
+    """ValueError if a model trained with options `trained` would play a game of other rules: compared are the
+    options given and those the model was trained with away from the default (not the episode's options)."""
+    from quando_env.core import EPISODE_OPTIONS
+
+    keys = (given | {k for k, v in trained.items() if k in default and v != default[k]}) - \
+        {"num_players", *EPISODE_OPTIONS}
+    other = {k: (trained.get(k, default.get(k)), rules[k]) for k in keys if k in rules}
+    other = {k: ab for k, ab in other.items() if ab[0] != ab[1]}
+    if other:
+        raise ValueError(f"{path} was trained with other rules: " + ", ".join(
+            f"{k}={a!r} (this game has {k}={b!r})" for k, (a, b) in sorted(other.items())))
+
+
 class LearnedAgent(Agent):
     """Plays the legal action with the highest policy output of a learned model (a file, or header and weights
     held in memory, e.g. the learner's snapshots). With game and num_players, a model whose observations are not
     that game's for that many players is refused as it loads, naming both lengths; with options too (the game's
-    other options, e.g. edition), so is a model trained with other rules."""
+    other options, e.g. edition), so is a model trained with other rules: an option given, or one the model was
+    trained with away from its default, must match (episode, reward and max_steps are free)."""
 
     name = "learned"
 
     def __init__(self, path=None, game: str | None = None, header: dict | None = None, weights: dict | None = None,
                  num_players: int | None = None, options: dict | None = None):
-        rules = None
+        rules = default = None
         if header is None:
             obs_dim = None
             if game is not None and num_players is not None:
@@ -151,6 +174,7 @@ class LearnedAgent(Agent):
                 cls = game_class(game)
                 rules = make_config(cls.config_class, num_players=num_players, **(options or {})).to_dict()
                 num_players = rules["num_players"]                  # checked
+                default = make_config(cls.config_class, num_players=num_players).to_dict()
                 obs_dim = cls.obs_dim_of(num_players)
             if path is None:
                 path = default_model(game or "quando", num_players or 4)
@@ -160,11 +184,8 @@ class LearnedAgent(Agent):
                                             "give learned:PATH")
             path = Path(path)
             header, weights = load_model(path, game=game, obs_dim=obs_dim, num_players=num_players)
-            other = {k: (header["options"].get(k), v) for k, v in rules.items()
-                     if header["options"].get(k) != v} if options is not None and rules else {}
-            if other:
-                raise ValueError(f"{path} was trained with other rules: " + ", ".join(
-                    f"{k}={a!r} (this game has {k}={b!r})" for k, (a, b) in sorted(other.items())))
+            if options is not None and rules:
+                check_rules(path, header["options"], rules, default, set(options))
         self.path, self.header, self.weights = path, header, weights
         self.game = header["game"]
         self.num_actions = header["num_actions"]

@@ -23,8 +23,8 @@ How it learns (`method`):
 - "dmc": Deep Monte-Carlo (DouZero): the policy head is read as action values, trained toward the seat's
   return (lambda = 1), epsilon-greedy acting;
 - `bc_decisions` > 0 first, a warm start: every seat is recorded and the policy imitates the teacher's choice
-  (cross-entropy, or for "dmc" the values of its moves fitted to their returns while every other legal move's
-  value is held `margin` below, DQfD's large-margin loss), the value head learns the returns. The teacher
+  (cross-entropy, or for "dmc" the value of its move fitted to the return that followed while every other legal
+  move's value is held `margin` below, DQfD's large-margin loss), the value head learns the returns. The teacher
   is the heuristic, or with teacher="rollout" the rollout search (expert iteration: slower, stronger moves);
   `init` starts from a model already trained. With `bc_dagger` > 0 (DAgger) that share of the decisions plays
   the policy's own move while still learning the teacher's, so the policy also learns to recover from the
@@ -56,12 +56,12 @@ from quando_env.registry import game_class, game_names
 
 from . import sparse
 from .evaluation import MAX_GAMES as MAX_MATCH_GAMES
-from .learned import FORMAT, LearnedAgent, load_model, replace_file, save_model
+from .learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
 MAX_THREADS = 1024
-MAX_ROLLOUT = 1 << 20           # decisions a rollout holds (its buffer: that many observations)
+MAX_ROLLOUT = 1 << 18           # decisions a rollout holds (its buffer: that many observations, 2 GB for Cabo)
 
 
 @dataclass
@@ -150,8 +150,9 @@ RECIPES = {
     "cabo": dict(bc_decisions=10_000_000, bc_dagger=0.5, lr=1e-4),
     "help": dict(bc_decisions=5_000_000, lr=1e-4),
 }
-# Decisions a run collects when given neither --seconds nor --timesteps: about what each shipped model's first run
-# collected, so that `train.py --game G` alone ends, well inside 2 hours on the 2-core machine.
+# Decisions a new run collects when given neither --seconds nor --timesteps, so that `train.py --game G` alone ends:
+# about what each shipped model's first run collected (Quando's 28.2M took 116 minutes beside other runs; the
+# learner collects 20-55k decisions a second on the idle machine).
 DEFAULT_DECISIONS = {"quando": 30_000_000, "cabo": 20_000_000, "help": 50_000_000}
 OTHER_GAMES_DECISIONS = 10_000_000
 
@@ -400,7 +401,7 @@ class Learner:
                 for k, v in out.items():
                     logs.setdefault(k, []).append(float(v.detach()))
         logs = {k: float(np.mean(v)) for k, v in logs.items()}
-        var = float(np.var(ret[idx]))
+        var = float(np.var(ret[idx])) if idx.size else 0.0     # a rollout may finish no decision
         logs["loss/explained_variance"] = 1 - float(np.var(ret[idx] - b["val"][idx])) / var if var > 0 else 0.0
         logs["rollout/mean_return"] = float(ret[idx].mean()) if idx.size else 0.0
         return logs
@@ -516,7 +517,7 @@ class Learner:
         for i, st in self.opt.state_dict()["state"].items():
             for k, v in st.items():
                 arrays[f"{i}.{k}"] = np.asarray(v.detach().numpy() if torch.is_tensor(v) else v)
-        replace_file(out / "state.npz", lambda tmp: np.savez(tmp, **arrays))
+        save_arrays(out / "state.npz", arrays)
         hp = dataclasses.asdict(self.hp)
         hp["hidden"] = list(hp["hidden"])
         text = json.dumps({"hyper": hp, "counters": self.counters, "imitating": self.imitating, "snapshots": snaps,
@@ -568,7 +569,7 @@ def parser(prog: str = "python -m agents.learner") -> argparse.ArgumentParser:
                    help="stop after this many seconds (wall time)")
     p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
                    help="stop at the first update with at least this many decisions of experience "
-                   "(with neither option: quando "
+                   "(a new run given neither option: quando "
                    f"{DEFAULT_DECISIONS['quando']:,}, cabo {DEFAULT_DECISIONS['cabo']:,}, help "
                    f"{DEFAULT_DECISIONS['help']:,}, another game {OTHER_GAMES_DECISIONS:,})")
     p.add_argument("--seed", type=argtypes.int_in(0, SEED_MAX32), default=None, help=f"0..{SEED_MAX32} (default 0)")
@@ -618,8 +619,8 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
 def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Namespace:
     """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
     otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
-    --eval-games), or with --resume those saved in --out, which the options given must repeat; given neither --seconds
-    nor --timesteps, args.timesteps is the game's DEFAULT_DECISIONS."""
+    --eval-games), or with --resume those saved in --out, which the options given must repeat; a new run given
+    neither --seconds nor --timesteps gets the game's DEFAULT_DECISIONS (a resumed one runs until stopped)."""
     p = parser(prog)
     args = p.parse_args(argv)
     game = args.game or "quando"
@@ -645,7 +646,7 @@ def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Na
     elif (Path(args.out) / "state.json").exists():
         p.error(f"argument --out: {args.out} holds a run already: --resume continues it, another --out starts a new "
                 "one")
-    if args.seconds is None and args.timesteps is None:
+    if args.seconds is None and args.timesteps is None and not args.resume:
         args.timesteps = DEFAULT_DECISIONS.get(args.hyper.game, OTHER_GAMES_DECISIONS)
     return args
 
@@ -666,6 +667,18 @@ def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
             p.error(f"argument {option}: --resume continues the run in {out} with its own settings: "
                     f"{'; '.join(differ)}")
     return hp
+
+
+def read_summary(path: Path) -> dict:
+    """The summary.json of a run, checked as far as resuming reads it (ValueError otherwise)."""
+    s = json.loads(path.read_text())
+    evals = s.get("evaluations") if isinstance(s, dict) else None
+    numbers = (int, float)
+    if not (isinstance(evals, list) and all(isinstance(s.get(k), numbers) for k in ("wall_seconds", "cpu_seconds"))
+            and all(isinstance(e, dict) and isinstance(e.get("win_rate"), numbers) and
+                    isinstance(e.get("decisions"), int) for e in evals)):
+        raise ValueError("not the summary of a run (evaluations, wall_seconds, cpu_seconds)")
+    return s
 
 
 def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> None:
@@ -714,7 +727,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
             learner = Learner.resume(out)
             if (out / "summary.json").exists():
                 option = f"--resume: {out / 'summary.json'}"
-                prior.update(json.loads((out / "summary.json").read_text()))
+                prior.update(read_summary(out / "summary.json"))
         else:
             learner = Learner(args.hyper)
         option = "--out"
@@ -804,6 +817,8 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
         save()
         how = "stopped by SIGTERM" if isinstance(e, Stopped) else "interrupted"
         print(f"{how} at {c['decisions']:,} decisions: model and state saved in {out} (--resume continues)")
+        writer.close()
+        logf.close()
         return 143 if isinstance(e, Stopped) else 130
     finally:
         if on_main:
@@ -813,6 +828,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
     s = summary()
     log(f"done: {c['decisions']:,} decisions at {s['decisions_per_second']:,.0f}/s, final win rate "
         f"{evaluations[-1]['win_rate']:.3f}, model {out / 'model.npz'}, best {out / 'best.npz'}")
+    logf.close()
     return 0
 
 

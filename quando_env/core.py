@@ -70,6 +70,7 @@ MAX_GAMES = 2**26          # slots in one batch (about 80 GB of state records fo
 PARALLEL_MIN_GAMES = 64   # smaller batches run serially: starting threads costs more than it gives
 EPISODES = ("game", "round")
 REWARDS = ("points", "win")
+EPISODE_OPTIONS = ("episode", "reward", "max_steps")   # every game's; they shape an episode, not the rules of play
 # Bounds that keep every option's arithmetic inside the state records' int32 counters and totals.
 MAX_STEPS = 10**9         # max_steps and other decision or turn limits
 MAX_TARGET = 10**9        # a target total (a round adds far less than 2**31 - MAX_TARGET)

@@ -252,6 +252,8 @@ class Boom:
 
 def test_a_foreign_or_malformed_model_file_is_refused_with_a_clear_error(tmp_path, saved):
     path, header, weights = saved
+    for name in ("model", "model.bin"):                 # saved under the name given, whatever its suffix
+        assert save_model(tmp_path / name, header, weights).is_file() and LearnedAgent(tmp_path / name)
     with pytest.raises(ValueError, match=r"ok\.npz is a model of game 'help' for 4 players with observations of "
                        "length 228; it cannot play game 'cabo' for 4 players"):
         make_agent(f"learned:{path}", game="cabo")
@@ -345,6 +347,8 @@ def test_a_run_given_no_length_ends_at_the_games_default_budget(tmp_path):
     assert parse_args(out).timesteps == DEFAULT_DECISIONS["quando"]
     assert parse_args(["--game", "cabo", "--seconds", "60", *out]).timesteps is None
     assert parse_args(["--game", "cabo", "--timesteps", "5", *out]).timesteps == 5
+    main(run_args(tmp_path / "run", "--timesteps", "100"))
+    assert parse_args(["--resume", *out]).timesteps is None                  # a resumed run goes on until stopped
 
 
 def _ctrl_c():
@@ -435,7 +439,6 @@ def test_command_line_values_are_checked_before_anything_is_written(tmp_path, ca
     err = capsys.readouterr().err
     assert e.value.code == 2 and message in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
-    assert not (tmp_path / "run").exists()
 
 
 def test_an_output_folder_that_cannot_be_made_is_refused_first(tmp_path, capsys):
@@ -479,23 +482,32 @@ def test_a_folder_holding_a_run_is_refused_unless_resumed(saved_run, capsys):
     assert {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file()} == before
 
 
-def test_a_stop_while_saving_leaves_the_saved_files_whole(saved_run, monkeypatch):
+@pytest.mark.parametrize("cut", ["model.npz", "state.npz", "state.json"])
+def test_a_stop_while_saving_leaves_the_saved_files_whole(saved_run, monkeypatch, cut):
     learner = Learner.resume(saved_run)
     before = {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file()}
+    savez, write_text = np.savez, Path.write_text
 
-    def cut_short(file, **arrays):
-        Path(file).write_bytes(b"half a file")
-        raise KeyboardInterrupt
+    def cut_short(file, *args, **kwargs):          # np.savez gets an open file, Path.write_text a Path
+        target = file if isinstance(file, Path) else Path(file.name)
+        if target.name.startswith(cut):
+            target.write_bytes(b"half a file")
+            raise KeyboardInterrupt
+        return (write_text if isinstance(file, Path) else savez)(file, *args, **kwargs)
     monkeypatch.setattr(np, "savez", cut_short)
+    monkeypatch.setattr(Path, "write_text", cut_short)
     with pytest.raises(KeyboardInterrupt):
         learner.save_state(saved_run)
     assert {p.name: p.read_bytes() for p in saved_run.iterdir() if p.is_file() and p.name in before} == before
 
 
-@pytest.mark.parametrize("damage", ["state.npz", "model.npz", "summary.json"])
-def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, damage):
-    (saved_run / "summary.json").write_text("{}")
-    (saved_run / damage).write_bytes(b"{truncated")
+@pytest.mark.parametrize("damage, content", [("state.npz", "{truncated"), ("model.npz", "{truncated"),
+                                             ("summary.json", "{truncated"), ("summary.json", "[]"),
+                                             ("summary.json", '{"evaluations": 5}')])
+def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, damage, content):
+    (saved_run / "summary.json").write_text('{"evaluations": [], "wall_seconds": 1, "cpu_seconds": 1}')
+    assert main(["--out", str(saved_run), "--resume", "--no-progress", "--timesteps", "1"]) == 0   # readable
+    (saved_run / damage).write_text(content)
     assert main(["--out", str(saved_run), "--resume", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert f"argument --resume: " in err and str(saved_run) in err and "Traceback" not in err, err
@@ -685,12 +697,23 @@ def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(
     assert status == 2 and f"length {four}" in err and f"length {three}" in err, err
 
 
-def test_a_learned_agent_refuses_a_game_with_other_rules_than_it_was_trained_with():
-    """Quando's editions have the same observations: the model's header is what tells them apart."""
+def test_a_learned_agent_refuses_a_game_with_other_rules_than_it_was_trained_with(tmp_path):
+    """Quando's editions have the same observations: the model's header is what tells them apart. The episode's
+    options (episode, reward, max_steps) do not change the rules a model plays by."""
+    import quando_env
+
     assert isinstance(make_agent("learned", game="quando", options={"edition": "kendi"}), LearnedAgent)
     with pytest.raises(ValueError, match=r"learned_quando_4p\.npz was trained with other rules: edition='kendi' "
                                          r"\(this game has edition='oya'\)"):
         make_agent("learned", game="quando", options={"edition": "oya"})
+    for game in GAMES:
+        quando_env.make_vec_env(2, game=game, opponents="learned", episode="round", reward="win",
+                                max_steps=2000).close()
+    header, weights = load_model(default_model("quando"))
+    oya = save_model(tmp_path / "oya.npz", {**header, "options": {**header["options"], "edition": "oya"}}, weights)
+    make_agent(f"learned:{oya}", game="quando", options={"edition": "oya"})
+    with pytest.raises(ValueError, match="oya.npz was trained with other rules: edition='oya' .*edition='kendi'"):
+        make_agent(f"learned:{oya}", game="quando", options={})        # the default game: kendi
 
 
 def test_terminal_play_builds_learned_opponents_for_its_player_count(shipped):
