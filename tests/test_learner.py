@@ -510,7 +510,7 @@ def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, dama
     (saved_run / damage).write_text(content)
     assert main(["--out", str(saved_run), "--resume", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert f"argument --resume: " in err and str(saved_run) in err and "Traceback" not in err, err
+    assert "argument --resume: " in err and str(saved_run) in err and "Traceback" not in err, err
 
 
 def test_a_resumed_run_no_longer_needs_the_model_it_started_from(tmp_path, saved):
