@@ -3,14 +3,12 @@ Gymnasium environments.
 
 `quando_env.env()`, `raw_env`, `VectorGame`, `make_vec_env` and the action table are Quando's (as in
 `quando_env.quando_v0`); `make(name, **config)` builds any game's AEC env and `game_names()` lists them.
-Importing the package registers every game's Gymnasium id ("Quando-v0", ...), and sets OMP_WAIT_POLICY=PASSIVE
-unless it is set already (docs/speed.md): numba's threads and torch both run on OpenMP, whose idle threads
-otherwise spin between parallel kernels and starve torch and other processes (a learner ran 8x slower). It acts
-only on an OpenMP runtime not loaded yet: import quando_env before torch, or set the variable yourself.
+Importing the package registers every game's Gymnasium id ("Quando-v0", ...) and chooses how numba's threads
+live beside torch's (quando_env.threads, docs/speed.md), whatever was imported first.
 """
-import os
+from .threads import choose_layer
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+THREADING = choose_layer()
 
 from .adapters import record
 from .adapters.training_envs import make_vec_env, register_envs

@@ -59,7 +59,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from . import rng
+from . import rng, threads
 from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, is_int, need, shown
 
 # Per-step outcome flags, one row per game.
@@ -248,6 +248,11 @@ class Game:
     parallel_kernels = None
     observation_parts = None
     state_parts = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("parallel_kernels") is not None:    # one launch at a time (quando_env.threads)
+            cls.parallel_kernels = threads.serialized(cls.parallel_kernels)
 
     def __init__(self, num_games: int = 1, seed: int | None = None, autoreset: bool = True, **config):
         b = as_int(num_games, "num_games", 1, MAX_GAMES)
@@ -599,7 +604,8 @@ class Game:
         games: only these slots (one action each); the other games' streams do not move."""
         idx = self.slots(games)
         out = np.empty(idx.size, np.int64)
-        sample = rng.sample_kernel_parallel if self._kernels(idx.size) is self.parallel_kernels else rng.sample_kernel
+        parallel = self._kernels(idx.size) is self.parallel_kernels
+        sample = self._sample_parallel if parallel else rng.sample_kernel
         if games is None:
             sample(self.masks, self.action_streams, out)
             return out
@@ -607,6 +613,11 @@ class Game:
         sample(self.masks[idx], streams, out)
         self.action_streams[idx] = streams
         return out
+
+    @staticmethod
+    def _sample_parallel(masks, streams, out):
+        with threads.LOCK:
+            rng.sample_kernel_parallel(masks, streams, out)
 
     def play_random(self, games, auto) -> np.ndarray:
         """In the listed games, play sample_actions' random legal moves (the same per-game streams) while the

@@ -78,3 +78,72 @@ def test_a_learner_lowers_numba_threads_before_its_first_batch(monkeypatch):
     finally:
         numba.set_num_threads(before)
     assert seen == [1]
+
+
+def run_python(code: str, **env_vars) -> str:
+    """Run code in a fresh interpreter (threading choices are made once per process); its stdout."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER")}
+    env.update(NUMBA_NUM_THREADS="2", **env_vars)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.strip()
+
+
+LAYER = ("import numba, quando_env; g = quando_env.VectorGame(256); g.step(g.sample_actions()); "
+         "print(quando_env.THREADING, numba.threading_layer())")
+
+
+@pytest.mark.parametrize("first, env_vars, expected", [
+    ("", {}, "omp-passive omp"),
+    ("import torch; ", {}, "workqueue workqueue"),          # torch's OpenMP is loaded: keep numba off it
+    ("import torch; ", {"OMP_WAIT_POLICY": "PASSIVE"}, "omp-passive omp"),   # the user's setting reached it
+    ("import torch; ", {"NUMBA_THREADING_LAYER": "omp"}, "user omp"),
+])
+def test_numba_threads_stay_off_an_openmp_runtime_loaded_before_the_package(first, env_vars, expected):
+    """torch imported first loads OpenMP with spinning idle threads, which numba's omp layer would share (a
+    batched env loop ran 6x slower): the package then runs numba on its workqueue layer; a user's choice wins."""
+    assert run_python(first + LAYER, **env_vars) == expected
+
+
+CONCURRENT = """
+import threading, numpy as np
+import torch, quando_env, numba
+from quando_env import threads
+PLANT
+def play(seed, out):
+    g = quando_env.VectorGame(256, seed=seed)
+    for _ in range(40):
+        g.step(g.sample_actions())
+    out.append(g.observe())
+alone, together = [], []
+for s in (1, 2):
+    play(s, alone)
+workers = [threading.Thread(target=play, args=(s, together)) for s in (1, 2)]
+[w.start() for w in workers]
+[w.join() for w in workers]
+together.sort(key=lambda o: any(np.array_equal(o, a) for a in alone[:1]), reverse=True)
+print(numba.threading_layer(), all(np.array_equal(a, b) for a, b in zip(alone, together)))
+"""
+
+
+def test_two_python_threads_can_step_batches_at_once():
+    """numba's workqueue layer aborts the process when two threads launch parallel kernels together: the
+    package's parallel kernels take turns (quando_env.threads.LOCK)."""
+    assert run_python(CONCURRENT.replace("PLANT", "")) == "workqueue True"
+
+
+def test_without_the_lock_two_threads_abort_the_process():
+    """The check above fails on a planted fault: the lock replaced by a no-op."""
+    import os
+    import subprocess
+    import sys
+
+    code = CONCURRENT.replace("PLANT", "import contextlib; threads.LOCK = contextlib.nullcontext()")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER")}
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "NUMBA_NUM_THREADS": "2"}, capture_output=True,
+                         text=True)
+    assert out.returncode != 0 and "workqueue" in out.stderr

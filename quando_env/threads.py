@@ -1,0 +1,58 @@
+"""How numba's threads live beside other thread pools in the process, chosen once when quando_env is imported.
+
+numba's default threading layer on Linux is OpenMP. torch loads its own libgomp globally, and numba's parallel
+kernels then run on that runtime, which read its settings when torch was imported: its idle threads spin
+between kernels, and a batched env loop ran 6x slower with torch imported first. So:
+
+- a user's own NUMBA_THREADING_LAYER, or a layer numba has started already, is kept;
+- if an OpenMP runtime is already loaded and OMP_WAIT_POLICY was not given, numba's threads use the
+  `workqueue` layer (plain threads that sleep when idle), since no setting reaches that runtime any more;
+- otherwise OpenMP with OMP_WAIT_POLICY=PASSIVE (idle threads sleep rather than spin beside torch).
+
+The workqueue layer aborts the process when two Python threads launch parallel kernels at once, so every parallel
+kernel of the package runs under `LOCK` (`serialized`); a batch already uses every thread numba has.
+"""
+import os
+import sys
+import threading
+from types import SimpleNamespace
+
+LOCK = threading.Lock()
+OPENMP_LIBRARIES = ("libgomp", "libiomp", "libomp")
+
+
+def openmp_loaded() -> bool:
+    """Whether an OpenMP runtime is already mapped into this process (torch imported first loads one)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            return any(lib in line for line in f for lib in OPENMP_LIBRARIES)
+    except OSError:          # no /proc (macOS, Windows): torch is the usual one
+        return "torch" in sys.modules
+
+
+def choose_layer() -> str:
+    """Pick numba's threading layer as the module docstring says; returns what was decided, for the docs and
+    tests: 'user', 'started', 'workqueue' or 'omp-passive'."""
+    import numba
+    from numba.np.ufunc import parallel
+
+    if os.environ.get("NUMBA_THREADING_LAYER"):
+        return "user"
+    if parallel._is_initialized:
+        return "started"
+    if "OMP_WAIT_POLICY" not in os.environ and openmp_loaded():
+        numba.config.THREADING_LAYER = "workqueue"
+        return "workqueue"
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    return "omp-passive"
+
+
+def serialized(kernels):
+    """The same kernels, each called under LOCK (for a game's parallel kernels)."""
+    def locked(fn):
+        def call(*args):
+            with LOCK:
+                return fn(*args)
+        call.__name__ = getattr(fn, "__name__", "kernel")
+        return call
+    return SimpleNamespace(**{name: locked(fn) for name, fn in vars(kernels).items()})
