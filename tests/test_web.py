@@ -223,3 +223,91 @@ def test_an_uploaded_record_is_loaded_verified_and_replayed(server):
     assert status == 400 and ("illegal" in answer["error"] or "diverged" in answer["error"])
     status, answer = request(server, "POST", "/api/replay", b'{"format": "evil", "code": "import os"}')
     assert status == 400 and "not a game record" in answer["error"]
+
+
+# ---------------------------------------------------------------- command lines, pictures, replay pages
+def test_serve_prints_its_address_and_warns_off_loopback(monkeypatch, capsys):
+    from quando_env.web.server import Server
+
+    def stop(self):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Server, "serve_forever", stop)
+    common = ["serve", "--game", "cabo", "--players", "2", "--opponents", "random", "--port", "0", "--pace", "0",
+              "--seed", "4", "--episode", "round"]
+    assert main(common) == 0
+    out, err = capsys.readouterr()
+    assert re.search(r"^Open http://127\.0\.0\.1:\d+/\?token=[\w-]{32} ", out, re.M) and "warning" not in err
+    assert main([*common, "--host", "127.0.0.2"]) == 0
+    out, err = capsys.readouterr()
+    assert "http://127.0.0.2:" in out and "warning: serving on 127.0.0.2" in err
+
+
+@pytest.mark.parametrize("argv, option", [(["--seat", "3", "--players", "3"], "--seat"),
+                                          (["--opponents", "no-such-agent"], "--opponents"),
+                                          (["--pace", "-1"], "--pace"), (["--port", "70000"], "--port"),
+                                          (["--episode", "forever"], "--episode"),
+                                          (["--game", "help", "--edition", "oya"], "--edition")])
+def test_serve_refuses_bad_options_before_serving(argv, option, capsys):
+    with pytest.raises(SystemExit) as e:
+        parse_args(["serve", *argv])
+    assert e.value.code == 2 and f"argument {option}" in capsys.readouterr().err
+
+
+def test_a_seat_other_than_0_plays_from_its_own_view():
+    with served("quando", seat=2, seed=5) as server:
+        state = server.session.state()
+        assert state["moves"] and "view of player_2" in state["events"][-1]["svg"]
+
+
+def test_replay_html_writes_one_page_with_no_network(tmp_path, capsys):
+    out = tmp_path / "replay.html"
+    assert main(["replay", str(DATA / "help_record_v2.json"), "--html", str(out)]) == 0
+    assert "proven" in capsys.readouterr().out
+    page = out.read_text()
+    assert "default-src 'none'" in page and "window.qeReplay" in page and "data-replay-next" in page
+    assert not re.search(r"""(src|href)=|https?://(?!www\.w3\.org/2000/svg)""", page.split("window.QE_REPLAY")[1])
+    data = json.loads(page.split("window.QE_REPLAY = ")[1].split(";</script>")[0])
+    assert data == replay_data(json.loads((DATA / "help_record_v2.json").read_text()))
+    assert html_page(data) == page
+    with pytest.raises(SystemExit):
+        parse_args(["replay", str(DATA / "help_record_v2.json"), "--html", str(out), "--show"])
+
+
+def test_replay_html_refuses_a_record_that_does_not_verify(tmp_path, capsys):
+    record = json.loads((DATA / "cabo_record_v2.json").read_text())
+    record["proof"][0]["digest"] = "0" * 64
+    bad, out = tmp_path / "bad.json", tmp_path / "bad.html"
+    bad.write_text(json.dumps(record))
+    assert main(["replay", str(bad), "--html", str(out)]) == 2
+    assert "digest" in capsys.readouterr().err and not out.exists()
+
+
+def test_replay_data_has_every_position_from_every_view():
+    record = json.loads((DATA / "quando_record_v2.json").read_text())
+    data = replay_data(record)
+    import base64
+    import gzip
+
+    packed = json.loads(gzip.decompress(base64.b64decode(data["packed"])))
+    assert len(data["positions"]) == len(record["actions"]) + 1 and len(packed["frames"]) == 4
+    assert all(len(f) == len(data["positions"]) for f in packed["frames"])
+    assert "omniscient view" in packed["svgs"][packed["frames"][0][0]]
+    assert "view of player_2" in packed["svgs"][packed["frames"][3][-1]]
+    assert data["positions"][1]["told"][0] == data["positions"][0]["next"] != ""
+
+
+def test_a_table_view_displays_itself_as_svg():
+    import xml.etree.ElementTree as ET
+
+    from quando_env.tableview import Card, TableView, Zone
+
+    for name in GAMES:
+        env = game_module(name).raw_env(num_players=PLAYERS[name])
+        env.reset(seed=2)
+        view = env.game.table_view(0, 1)
+        root = ET.fromstring(view._repr_svg_())
+        assert root.tag.endswith("svg") and root.get("viewBox") == "0 0 960 640"
+        assert root.find("{http://www.w3.org/2000/svg}title").text == view.title
+    odd = TableView("<script>&", (Zone("a <b>", (Card(("<i>",)), Card(), None)),), (), "s")
+    root = ET.fromstring(odd._repr_svg_())       # escaped: still one well-formed SVG
+    assert "<script>&" in "".join(root.itertext()) and root.find(".//{http://www.w3.org/2000/svg}script") is None
