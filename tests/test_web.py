@@ -242,6 +242,17 @@ def test_serve_prints_its_address_and_warns_off_loopback(monkeypatch, capsys):
     assert "http://127.0.0.2:" in out and "warning: serving on 127.0.0.2" in err
 
 
+def test_serve_on_a_taken_port_says_so(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--game", "cabo", "--players", "2", "--opponents", "random", "--port", str(port)]) == 2
+    assert f"error: cannot serve on 127.0.0.1 port {port}" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, option", [(["--seat", "3", "--players", "3"], "--seat"),
                                           (["--opponents", "no-such-agent"], "--opponents"),
                                           (["--pace", "-1"], "--pace"), (["--port", "70000"], "--port"),

@@ -111,7 +111,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(200, self._api(method, path))
         except Refused as e:
             self._json(e.status, {"error": str(e)})
-        except PlayError as e:
+        except (PlayError, ValueError) as e:     # an agent failed, or the game refused: said, not a traceback
             self._json(500, {"error": str(e)})
 
     def _api(self, method: str, path) -> dict:
@@ -187,7 +187,11 @@ def serve(args) -> int:
     if args.host not in LOOPBACK:
         print(f"warning: serving on {args.host}, not only on this computer (127.0.0.1): anyone who can reach it "
               "and has the address with its token can play", file=sys.stderr)
-    server = Server(session, args.host, args.port)
+    try:
+        server = Server(session, args.host, args.port)
+    except OSError as e:      # the port is taken, the address is not this computer's ...
+        print(f"error: cannot serve on {args.host} port {args.port}: {e.strerror or e}", file=sys.stderr)
+        return 2
     print(f"Open {server.url}  (Ctrl-C stops the server)", flush=True)
     try:
         server.serve_forever()
