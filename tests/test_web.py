@@ -100,6 +100,16 @@ def test_every_response_of_a_whole_game_holds_only_what_the_seat_may_know(game, 
     assert answers[-1]["over"] and answers[-1]["result"]
 
 
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_whole_game_of_rounds_with_reveals_between_them_holds_only_what_the_seat_may_know(seat):
+    with served("cabo", seat=seat, seed=9, episode="game") as server:
+        answers = play_over_http(server, seed=seat)
+        check_told(answers, server.session)
+        rounds = int(server.session.game.states[0]["round"])
+    reveals = [e for state in answers for e in state["events"] if e["reveal"]]
+    assert rounds >= 2 and len(reveals) == rounds - 1
+
+
 @pytest.mark.parametrize("leak", ["picture", "line"])
 def test_a_planted_leak_fails_the_check(monkeypatch, leak):
     if leak == "picture":
