@@ -56,8 +56,7 @@ def what_the_seat_may_know(session) -> tuple[set, set, dict]:
             for a in legal:
                 name, detail = narrator.move(a)[:2] if narrator else (g.move_name(0, a), "")
                 moves.setdefault(a, set()).add((name, detail))
-            texts.update(narrator.flush() if narrator else [])
-            texts.add(f"You: {g.move_name(0, record['actions'][k])}.")
+            texts.update(narrator.flush() if narrator else [f"You: {g.move_name(0, record['actions'][k])}."])
 
     def each(k, p, a, g):
         if g.round_over[0] and not (g.game_over[0] or g.truncated[0]):
