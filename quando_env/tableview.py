@@ -58,6 +58,12 @@ class TableView:
     lines: tuple = ()
     legend: str = ""
 
+    def _repr_svg_(self) -> str:
+        """The view as SVG (quando_env.web.svg): how notebooks display it."""
+        from .web.svg import svg
+
+        return svg(self)
+
 
 def seat_label(p: int, viewer: int | None) -> str:
     """'player_2', or 'player_2 (you)' for the viewer's own seat."""

@@ -20,6 +20,9 @@ def run(name, tmp_path):
         env=env)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     images = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    svgs = [o["data"]["image/svg+xml"] for c in nb.cells if c.cell_type == "code" for o in c.outputs
+            if "image/svg+xml" in o.get("data", {})]
+    run.svgs = svgs        # the table views displayed as SVG (TableView._repr_svg_)
     return text, images
 
 
@@ -28,6 +31,7 @@ def test_01_quickstart_plays_renders_and_replays(tmp_path):
     assert "view of player_0" in text and "may play:" in text and "my fronts:" in text
     assert "actions replayed; totals" in text and "decisions per second" in text
     assert images >= 1
+    assert len(run.svgs) == 1 and run.svgs[0].startswith("<svg") and "Quando (kendi), round 1" in run.svgs[0]
 
 
 def test_02_train_ppo_learns_to_beat_random_play(tmp_path):
@@ -63,3 +67,4 @@ def test_game_quickstarts_show_play_and_measure_the_heuristic(tmp_path, name, ga
     rows = {line.split()[0]: line.split() for line in text.splitlines() if line.startswith(("heuristic  ", "random  "))}
     assert float(rows["heuristic"][2]) > float(rows["random"][2]) + 0.1     # win rates against random play
     assert images >= 2
+    assert len(run.svgs) == 1 and f"{game}, round 1" in run.svgs[0] and "view of player_" in run.svgs[0]

@@ -1,4 +1,4 @@
-"""Command line: `python -m quando_env {demo,replay,play,warmup} [--game NAME] ...`.
+"""Command line: `python -m quando_env {demo,replay,play,serve,warmup} [--game NAME] ...`.
 
 The games' numba kernels compile on first use (10-30 s per game, then cached on disk): `warmup` compiles
 every game's ahead."""
@@ -33,6 +33,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     view.add_argument("--step", type=argtypes.int_in(0), default=None, metavar="N", help="print only the table at "
                       "position N (before action N; the number of actions: after the last), N checked against the "
                       "record")
+    view.add_argument("--html", type=argtypes.output_file, default=None, metavar="OUT", help="write the replay as "
+                      "one self-contained web page (no network) to step through from any seat's view")
     p = sub.add_parser("play", help="play against agents in the terminal", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names())
     p.add_argument("--players", type=argtypes.positive_int, default=4)
@@ -46,19 +48,38 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
     p.add_argument("--record", default=None, type=argtypes.output_file, help="where to save the game record "
                    "(its folder must exist; default: a name with the time)")
+    w = sub.add_parser("serve", help="play against agents in the browser: a local web server on 127.0.0.1 "
+                       "that prints its address (with a per-launch token)", allow_abbrev=False)
+    w.add_argument("--game", default="quando", choices=game_names())
+    w.add_argument("--players", type=argtypes.positive_int, default=4)
+    w.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
+    w.add_argument("--episode", default="game", choices=["game", "round"], help="play a whole game or one round")
+    w.add_argument("--opponents", default="heuristic", help="the agents, as play's --opponents (see "
+                   "python -m quando_env play --help)")
+    w.add_argument("--seat", type=argtypes.int_in(0), default=0, help="your seat (0..players-1; the game's "
+                   "narration is told at seat 0 only)")
+    w.add_argument("--seed", type=argtypes.seed, default=None, help="the first game's seed, 0..2^63-1 (default: "
+                   "a random one); each new game takes the next")
+    w.add_argument("--pace", type=argtypes.float_in(0.0, 10.0), default=0.6, help="seconds between the agents' "
+                   "moves in the page (0: no pause; the page can change it)")
+    w.add_argument("--port", type=argtypes.int_in(0, 65535), default=8000, help="0: any free port")
+    w.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1, this computer "
+                   "only; any other is announced with a warning)")
     sub.add_parser("warmup", help="compile every game's numba kernels ahead (10-30 s per game the first time, "
                    "then cached on disk), a line per game with the time taken", allow_abbrev=False)
     args = parser.parse_args(argv)
-    if args.command in ("demo", "play"):
-        sub_parser = d if args.command == "demo" else p
+    if args.command in ("demo", "play", "serve"):
+        sub_parser = {"demo": d, "play": p, "serve": w}[args.command]
         argtypes.check_game_options(sub_parser, args.game, args.players, args.edition)
-    if args.command == "play":
+    if args.command in ("play", "serve"):
         from .play import PlayError, check_opponents
 
         try:
             check_opponents(args.opponents, args.players, args.game)
         except PlayError as e:
-            p.error(f"argument --opponents: {e}")
+            sub_parser.error(f"argument --opponents: {e}")
+    if args.command == "serve" and args.seat >= args.players:
+        w.error(f"argument --seat: {args.seat} is not allowed: a seat 0..{args.players - 1}")
     return args
 
 
@@ -70,10 +91,13 @@ def main(argv=None) -> int:
             return demo(args)
         if args.command == "replay":
             from .commands import replay_file
-            return replay_file(args.file, args.game, args.show, args.step)
+            return replay_file(args.file, args.game, args.show, args.step, args.html)
         if args.command == "warmup":
             from .warmup import warmup
             return warmup()
+        if args.command == "serve":
+            from ..web.server import serve
+            return serve(args)
         from .play import play
         return play(args)
     except ValueError as e:

@@ -32,16 +32,28 @@ def demo(args) -> int:
     return 0
 
 
-def replay_file(path, game=None, show=False, step=None) -> int:
+def replay_file(path, game=None, show=False, step=None, html=None) -> int:
     """Print a record turn by turn, each move named in its context, checking every action against the rules
     and every round against the record's proof; the last line says whether the record was proven. game: the
     game the record must be of; show: the omniscient table before every move and after the last; step: only
     the table at that position (0 .. the number of actions, the last being the position after the last
-    action), checked before anything is replayed."""
+    action), checked before anything is replayed; html: write the replay as a web page there instead."""
     record = rec.load(path)
     name = rec.game_class_of(record).name
     if game is not None and game != name:
         raise ValueError(f"{path} is a record of {name}, not of {game} (--game)")
+    if html is not None:
+        from ..web.replay_page import html_page, replay_data
+
+        data = replay_data(record)
+        try:
+            with open(html, "w", encoding="utf-8") as f:
+                f.write(html_page(data))
+        except OSError as e:
+            raise ValueError(f"cannot write {html}: {e.strerror or e}") from None
+        print(f"{data['title']}; {data['proof']}")
+        print(f"replay page written to {html}")
+        return 0
     actions = record["actions"]
     if step is not None and not 0 <= step <= len(actions):
         raise ValueError(f"--step {step} is not a position of {path}: its {len(actions)} actions give positions "

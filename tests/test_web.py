@@ -1,0 +1,333 @@
+"""The browser front end at the HTTP level: what a seat is sent (every response of whole games compared
+with what that seat may know; a planted leak fails), each security check, the replay page's data, and the
+command lines. The pages themselves run in a real browser in test_web_browser.py."""
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from quando_env import record as rec
+from quando_env.cli import main, parse_args
+from quando_env.registry import game_module
+from quando_env.web import session as session_module
+from quando_env.web.replay_page import html_page, replay_data
+from quando_env.web.session import Session, round_end_view
+from quando_env.web.svg import svg
+from web_helpers import PLAYERS, request, served
+
+GAMES = sorted(PLAYERS)
+DATA = Path(__file__).parent / "data"
+KEYS = {"title", "seat", "events", "next", "moves", "over", "result", "pace"}
+
+
+# ---------------------------------------------------------------- what a seat is sent
+def play_over_http(server, seed: int) -> list:
+    """A whole game played through the API with random legal moves; every response."""
+    rng = np.random.default_rng(seed)
+    status, state = request(server, "GET", "/api/state")
+    answers = [state]
+    while not state["over"]:
+        assert status == 200, state
+        status, state = request(server, "POST", "/api/move", {"action": int(rng.choice(state["moves"])["action"])})
+        answers.append(state)
+    return answers
+
+
+def what_the_seat_may_know(session) -> tuple[set, set, dict]:
+    """(pictures, texts, legal moves) the person's seat may be shown in the game just played, found by
+    replaying its record: the seat's view at every position, the narration (the game's narrator at seat 0;
+    elsewhere own moves, who decided, step notes and round results), the person's legal moves when deciding."""
+    record = session.env.game_record()
+    seat, labels = session.seat, session.labels
+    pictures, texts, moves = set(), {session.result}, {}
+    narrator, before = None, None
+
+    def position(k, g):
+        nonlocal narrator, before
+        if narrator is None and seat == 0:
+            narrator = g.narrator(labels)
+            texts.update(narrator.intro())
+        before = g.states.copy()
+        pictures.add(svg(g.table_view(0, seat)))
+        if k < len(record["actions"]) and int(g.current_player[0]) == seat:
+            legal = [int(a) for a in np.flatnonzero(g.legal_action_mask[0])]
+            for a in legal:
+                name, detail = narrator.move(a)[:2] if narrator else (g.move_name(0, a), "")
+                moves.setdefault(a, set()).add((name, detail))
+            texts.update(narrator.flush() if narrator else [f"You: {g.move_name(0, record['actions'][k])}."])
+
+    def each(k, p, a, g):
+        if g.round_over[0] and not (g.game_over[0] or g.truncated[0]):
+            pictures.add(svg(round_end_view(g, before, a, seat)))    # checked by the test of reveals below
+        if narrator:
+            texts.update(narrator.told(before, a))
+        else:
+            texts.update([f"player_{p} decided.", *g.step_notes(0, before[0]),
+                          f"Round over: points {g.round_points[0].tolist()}, totals {g.totals[0].tolist()}."])
+    rec.verify(record, each, position)
+    texts.update(narrator.flush() if narrator else [])
+    return pictures, texts, moves
+
+
+def check_told(answers, session) -> None:
+    """Every field of every answer is one the seat may be shown (AssertionError naming the first that is not)."""
+    pictures, texts, moves = what_the_seat_may_know(session)
+    for state in answers:
+        assert set(state) == KEYS
+        assert state["seat"] == session.seat and isinstance(state["over"], bool)
+        assert state["title"] in (session.narrator.title() if session.narrator else session.name,)
+        for event in state["events"]:
+            assert set(event) == {"svg", "lines", "reveal"}
+            assert event["svg"] in pictures, "a picture the seat never saw"
+            for line in event["lines"]:
+                assert line in texts or re.fullmatch(r".*, \d players, seed \d+\. You are player_\d; opponents: .*",
+                                                     line) or line == "A new round is dealt.", line
+        for move in state["moves"]:
+            assert set(move) == {"action", "name", "detail"}
+            assert (move["name"], move["detail"]) in moves.get(move["action"], ()), move
+        assert state["result"] in (None, session.result)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_every_response_of_a_whole_game_holds_only_what_the_seat_may_know(game, seat):
+    with served(game, seat=seat, seed=3 + seat) as server:
+        answers = play_over_http(server, seed=seat)
+        check_told(answers, server.session)
+    assert answers[-1]["over"] and answers[-1]["result"]
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_whole_game_of_rounds_with_reveals_between_them_holds_only_what_the_seat_may_know(seat):
+    with served("cabo", seat=seat, seed=9, episode="game") as server:
+        answers = play_over_http(server, seed=seat)
+        check_told(answers, server.session)
+        rounds = int(server.session.game.states[0]["round"])
+    reveals = [e for state in answers for e in state["events"] if e["reveal"]]
+    assert rounds >= 2 and len(reveals) == rounds - 1
+
+
+@pytest.mark.parametrize("leak", ["picture", "line"])
+def test_a_planted_leak_fails_the_check(monkeypatch, leak):
+    if leak == "picture":
+        monkeypatch.setattr(session_module, "seat_view", lambda game, seat: game.table_view(0, None))
+    else:
+        told = Session._event
+        monkeypatch.setattr(Session, "_event", lambda self, view, lines, reveal=False: told(
+            self, view, [*lines, self.game.render_text(0)], reveal))
+    with served("cabo", seat=0, seed=3) as server:
+        answers = play_over_http(server, seed=0)
+        with pytest.raises(AssertionError):
+            check_told(answers, server.session)
+
+
+def test_a_round_end_shows_what_the_rules_reveal():
+    """The reveal between rounds is the seat's view of the round's last state: the view a game played as one
+    round shows at its end, for the same deal and moves."""
+    whole, one = (game_module("cabo").raw_env(num_players=2, episode=e) for e in ("game", "round"))
+    for env in (whole, one):
+        env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    while True:
+        a = int(rng.choice(np.flatnonzero(whole.game.legal_action_mask[0])))
+        before = whole.game.states.copy()
+        whole.step(a)
+        one.step(a)
+        if whole.game.round_over[0]:
+            break
+    assert not whole.game.game_over[0] and one.game.game_over[0]
+    for seat in (0, 1):
+        shown = round_end_view(whole.game, before, a, seat)
+        assert shown == one.game.table_view(0, seat)
+        assert all(card is None or None not in card.faces for zone in shown.seats for card in zone.cards)  # R22
+
+
+# ---------------------------------------------------------------- safety
+@pytest.fixture(scope="module")
+def server():
+    with served("cabo") as s:
+        yield s
+
+
+def test_the_page_and_state_are_served_to_the_printed_address(server):
+    status, page = request(server, "GET", "/", token=False)
+    assert status == 200 and 'data-new-game' in page and "<script src=\"/play.js\">" in page
+    assert server.url.startswith(f"http://127.0.0.1:{server.server_address[1]}/?token=")
+    assert server.url.endswith(server.token) and len(server.token) >= 32
+    status, state = request(server, "GET", "/api/state", headers={"Host": f"localhost:{server.server_address[1]}"})
+    assert status == 200 and set(state) == KEYS
+
+
+def test_the_api_needs_the_launch_token(server):
+    for method, path, body in (("GET", "/api/state", None), ("POST", "/api/move", {"action": 0}),
+                               ("POST", "/api/new", {})):
+        assert request(server, method, path, body, token=False)[0] == 403
+        assert request(server, method, path, body, headers={"X-Token": server.token[:-1] + "x"})[0] == 403
+
+
+@pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1:1", "localhost", "127.0.0.1.evil.example:{port}"])
+def test_another_host_name_is_refused(server, host):
+    """DNS rebinding: a page on another name that resolves to 127.0.0.1 sends its own Host."""
+    status, answer = request(server, "GET", "/api/state", headers={"Host": host.format(port=server.server_address[1])})
+    assert status == 403 and "Host" in answer["error"]
+    assert request(server, "GET", "/", headers={"Host": "evil.example"})[0] == 403
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "http://127.0.0.1:1", "null", "https://127.0.0.1:{port}"])
+def test_another_origin_can_neither_read_nor_play(server, origin):
+    origin = origin.format(port=server.server_address[1])
+    before = server.session.state()
+    assert request(server, "GET", "/api/state", headers={"Origin": origin})[0] == 403
+    move = before["moves"][0]["action"]
+    assert request(server, "POST", "/api/move", {"action": move}, headers={"Origin": origin})[0] == 403
+    assert server.session.state() == before
+    same = f"http://127.0.0.1:{server.server_address[1]}"
+    assert request(server, "GET", "/api/state", headers={"Origin": same})[0] == 200
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None])
+def test_a_post_must_be_json(server, kind):
+    """A form or a 'simple' cross-site request cannot set application/json without a preflight."""
+    before = server.session.state()
+    status, _ = request(server, "POST", "/api/move", {"action": before["moves"][0]["action"]},
+                        headers={"Content-Type": kind})
+    assert status == 415 and server.session.state() == before
+
+
+def test_bodies_and_uploads_are_size_capped(server):
+    from quando_env.web.server import MAX_BODY, MAX_UPLOAD
+
+    big = b'{"action": 0' + b" " * MAX_BODY + b"}"
+    assert request(server, "POST", "/api/move", big)[0] == 413
+    status, answer = request(server, "POST", "/api/replay", b"{" + b" " * MAX_UPLOAD + b"}")
+    assert status == 413 and str(MAX_UPLOAD) in answer["error"]
+    assert request(server, "POST", "/api/move", b'{"action": 0}', headers={"Content-Length": None})[0] == 411
+
+
+@pytest.mark.parametrize("body", [{"action": 10**6}, {"action": True}, {"action": "0"}, {"action": 1.0}, {},
+                                  {"action": -1}, [0], b"not json"])
+def test_a_bad_move_is_refused_and_changes_nothing(server, body):
+    before = server.session.state()
+    status, answer = request(server, "POST", "/api/move", body)
+    assert status == 400 and answer["error"] and server.session.state() == before
+
+
+def test_no_agent_is_taken_from_the_page(server):
+    """The opponents are the command line's: a new game from the page keeps them, whatever it sends."""
+    names = list(server.session.names)
+    status, state = request(server, "POST", "/api/new", {"opponents": "evil.py:Agent", "agent": "ppo:/tmp/x.zip"})
+    assert status == 200 and server.session.names == names
+    assert request(server, "POST", "/api/agent", {"name": "evil.py:Agent"})[0] == 404
+
+
+def test_an_uploaded_record_is_loaded_verified_and_replayed(server):
+    text = (DATA / "cabo_record_v2.json").read_bytes()
+    status, replay = request(server, "POST", "/api/replay", text)
+    assert status == 200 and replay["proven"] and replay["viewers"][0] == "omniscient"
+    bad = json.loads(text)
+    bad["actions"][3] = bad["actions"][4] if bad["actions"][3] != bad["actions"][4] else bad["actions"][3] + 1
+    status, answer = request(server, "POST", "/api/replay", json.dumps(bad).encode())
+    assert status == 400 and ("illegal" in answer["error"] or "diverged" in answer["error"])
+    status, answer = request(server, "POST", "/api/replay", b'{"format": "evil", "code": "import os"}')
+    assert status == 400 and "not a game record" in answer["error"]
+
+
+# ---------------------------------------------------------------- command lines, pictures, replay pages
+def test_serve_prints_its_address_and_warns_off_loopback(monkeypatch, capsys):
+    from quando_env.web.server import Server
+
+    def stop(self):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Server, "serve_forever", stop)
+    common = ["serve", "--game", "cabo", "--players", "2", "--opponents", "random", "--port", "0", "--pace", "0",
+              "--seed", "4", "--episode", "round"]
+    assert main(common) == 0
+    out, err = capsys.readouterr()
+    assert re.search(r"^Open http://127\.0\.0\.1:\d+/\?token=[\w-]{32} ", out, re.M) and "warning" not in err
+    assert main([*common, "--host", "127.0.0.2"]) == 0
+    out, err = capsys.readouterr()
+    assert "http://127.0.0.2:" in out and "warning: serving on 127.0.0.2" in err
+
+
+def test_serve_on_a_taken_port_says_so(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--game", "cabo", "--players", "2", "--opponents", "random", "--port", str(port)]) == 2
+    assert f"error: cannot serve on 127.0.0.1 port {port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, option", [(["--seat", "3", "--players", "3"], "--seat"),
+                                          (["--opponents", "no-such-agent"], "--opponents"),
+                                          (["--pace", "-1"], "--pace"), (["--port", "70000"], "--port"),
+                                          (["--episode", "forever"], "--episode"),
+                                          (["--game", "help", "--edition", "oya"], "--edition")])
+def test_serve_refuses_bad_options_before_serving(argv, option, capsys):
+    with pytest.raises(SystemExit) as e:
+        parse_args(["serve", *argv])
+    assert e.value.code == 2 and f"argument {option}" in capsys.readouterr().err
+
+
+def test_a_seat_other_than_0_plays_from_its_own_view():
+    with served("quando", seat=2, seed=5) as server:
+        state = server.session.state()
+        assert state["moves"] and "view of player_2" in state["events"][-1]["svg"]
+
+
+def test_replay_html_writes_one_page_with_no_network(tmp_path, capsys):
+    out = tmp_path / "replay.html"
+    assert main(["replay", str(DATA / "help_record_v2.json"), "--html", str(out)]) == 0
+    assert "proven" in capsys.readouterr().out
+    page = out.read_text()
+    assert "default-src 'none'" in page and "window.qeReplay" in page and "data-replay-next" in page
+    assert not re.search(r"""(src|href)=|https?://(?!www\.w3\.org/2000/svg)""", page.split("window.QE_REPLAY")[1])
+    data = json.loads(page.split("window.QE_REPLAY = ")[1].split(";</script>")[0])
+    assert data == replay_data(json.loads((DATA / "help_record_v2.json").read_text()))
+    assert html_page(data) == page
+    with pytest.raises(SystemExit):
+        parse_args(["replay", str(DATA / "help_record_v2.json"), "--html", str(out), "--show"])
+
+
+def test_replay_html_refuses_a_record_that_does_not_verify(tmp_path, capsys):
+    record = json.loads((DATA / "cabo_record_v2.json").read_text())
+    record["proof"][0]["digest"] = "0" * 64
+    bad, out = tmp_path / "bad.json", tmp_path / "bad.html"
+    bad.write_text(json.dumps(record))
+    assert main(["replay", str(bad), "--html", str(out)]) == 2
+    assert "digest" in capsys.readouterr().err and not out.exists()
+
+
+def test_replay_data_has_every_position_from_every_view():
+    record = json.loads((DATA / "quando_record_v2.json").read_text())
+    data = replay_data(record)
+    import base64
+    import gzip
+
+    packed = json.loads(gzip.decompress(base64.b64decode(data["packed"])))
+    assert len(data["positions"]) == len(record["actions"]) + 1 and len(packed["frames"]) == 4
+    assert all(len(f) == len(data["positions"]) for f in packed["frames"])
+    assert "omniscient view" in packed["svgs"][packed["frames"][0][0]]
+    assert "view of player_2" in packed["svgs"][packed["frames"][3][-1]]
+    assert data["positions"][1]["told"][0] == data["positions"][0]["next"] != ""
+
+
+def test_a_table_view_displays_itself_as_svg():
+    import xml.etree.ElementTree as ET
+
+    from quando_env.tableview import Card, TableView, Zone
+
+    for name in GAMES:
+        env = game_module(name).raw_env(num_players=PLAYERS[name])
+        env.reset(seed=2)
+        view = env.game.table_view(0, 1)
+        root = ET.fromstring(view._repr_svg_())
+        assert root.tag.endswith("svg") and root.get("viewBox") == "0 0 960 640"
+        assert root.find("{http://www.w3.org/2000/svg}title").text == view.title
+    odd = TableView("<script>&", (Zone("a <b>", (Card(("<i>",)), Card(), None)),), (), "s")
+    root = ET.fromstring(odd._repr_svg_())       # escaped: still one well-formed SVG
+    assert "<script>&" in "".join(root.itertext()) and root.find(".//{http://www.w3.org/2000/svg}script") is None

@@ -1,0 +1,174 @@
+"""The pages in a real browser: Debian's chromium, headless, driven by Selenium through chromedriver.
+
+Whole games of every game are played by clicking the person's moves (`[data-action]`) until `[data-game-over]`,
+a replay page written by `replay --html` is stepped through to its end and back, a record is replayed in the
+served page; no page logs an error and no request leaves 127.0.0.1 (a replay file makes none at all).
+The browser is required: without chromium (`apt-get install chromium chromium-driver`, as .ci/run does) these
+tests fail. SCREENSHOTS_DIR=docs/images writes the docs' screenshot of a game in play.
+"""
+import base64
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from quando_env.cli import main
+from web_helpers import served
+
+DATA = Path(__file__).parent / "data"
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
+    if missing:
+        pytest.fail(f"the browser tests need {' and '.join(missing)}: apt-get install chromium chromium-driver")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail('the browser tests need selenium: pip install -e ".[dev]"')
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1000,1100", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-default-apps"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def requests_made(driver) -> list[str]:
+    """The URLs the page asked for since the last call (Chrome's performance log)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def errors(driver) -> list:
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def wait_for(driver, css: str, timeout: float = 30):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(lambda d: d.find_elements("css selector", css))
+
+
+def screenshot(driver, name: str, tmp_path) -> Path:
+    """A PNG of the page: checked here, and written to SCREENSHOTS_DIR when it is set (the docs' pictures)."""
+    data = base64.b64decode(driver.get_screenshot_as_base64())
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    path = tmp_path / name
+    path.write_bytes(data)
+    if os.environ.get("SCREENSHOTS_DIR"):
+        shutil.copy(path, Path(os.environ["SCREENSHOTS_DIR"]) / name)
+    return path
+
+
+@pytest.mark.parametrize("game", ["quando", "cabo", "help"])
+def test_a_whole_game_is_played_by_clicks(browser, game, tmp_path):
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.expected_conditions import staleness_of
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    rng = np.random.default_rng(0)
+    with served(game, seed=11) as server:
+        requests_made(browser), errors(browser)
+        browser.get(server.url)
+        clicks = 0
+        while True:
+            found = wait_for(browser, "[data-action], [data-game-over]")
+            if found[0].get_attribute("data-game-over") is not None:
+                break
+            if clicks == 2 and game == "quando":
+                screenshot(browser, "browser-play.png", tmp_path)
+            button = found[int(rng.integers(len(found)))]
+            try:
+                button.click()
+            except StaleElementReferenceException:     # the page was still drawing: look again
+                continue
+            clicks += 1
+            WebDriverWait(browser, 30).until(staleness_of(button))   # the answer redraws the moves
+        over = browser.find_element("css selector", "[data-game-over]")
+        assert "Game over" in over.text and server.session.over() and clicks == len(
+            [a for p, a in zip(played_by(server.session), server.session.env.game_record()["actions"]) if p == 0])
+        assert "view of player_0" in browser.find_element("css selector", "#table svg title").get_attribute(
+            "textContent")
+        browser.find_element("css selector", "[data-new-game]").click()
+        wait_for(browser, "[data-action]")
+        assert not browser.find_elements("css selector", "[data-game-over]") and server.session.games_played == 2
+        port = server.server_address[1]
+        urls = requests_made(browser)
+        assert f"http://127.0.0.1:{port}/api/move" in urls and f"http://127.0.0.1:{port}/play.js" in urls
+        assert all(u.startswith((f"http://127.0.0.1:{port}/", "data:")) for u in urls)
+    assert errors(browser) == []
+
+
+def played_by(session) -> list[int]:
+    """The seat that took each action of the session's game (replaying its record)."""
+    from quando_env import record as rec
+
+    return [seat for _, seat, _, _ in rec.replay(session.env.game_record())]
+
+
+def test_a_replay_page_steps_through_and_back_from_any_seat(browser, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    page = tmp_path / "replay.html"
+    assert main(["replay", str(DATA / "cabo_record_v2.json"), "--html", str(page)]) == 0
+    requests_made(browser), errors(browser)
+    browser.get(page.as_uri())
+    wait_for(browser, "[data-replay-next]")
+    at = browser.find_element("css selector", "[data-replay-at]")
+    assert "proven" in browser.find_element("css selector", "[data-replay-proof]").text
+    forward = browser.find_element("css selector", "[data-replay-next]")
+    back = browser.find_element("css selector", "[data-replay-prev]")
+    last = 45                            # the record's actions: positions 0..45
+    pictures = set()
+    for k in range(last):
+        assert at.text.startswith(f"position {k} of {last}")
+        pictures.add(browser.find_element("css selector", "#replay svg").get_attribute("outerHTML"))
+        forward.click()
+    assert at.text == f"position {last} of {last} (after the last action)" and not forward.is_enabled()
+    for k in range(last, 0, -1):
+        back.click()
+    assert at.text.startswith("position 0 of") and not back.is_enabled() and len(pictures) > last // 2
+    Select(browser.find_element("css selector", "[data-replay-seat]")).select_by_visible_text("player_1")
+    jump = browser.find_element("css selector", "[data-replay-position]")
+    jump.clear()
+    jump.send_keys("30\n")
+    assert at.text.startswith("position 30 of")
+    title = browser.find_element("css selector", "#replay svg title").get_attribute("textContent")
+    assert title.endswith("view of player_1")
+    screenshot(browser, "browser-replay.png", tmp_path)
+    urls = requests_made(browser)
+    assert page.as_uri() in urls and all(u.startswith(("file:", "data:")) for u in urls)
+    assert errors(browser) == []
+
+
+def test_a_record_chosen_in_the_served_page_is_replayed(browser):
+    with served("cabo") as server:
+        requests_made(browser), errors(browser)
+        browser.get(server.url)
+        wait_for(browser, "[data-action]")
+        browser.find_element("css selector", "#record").send_keys(str(DATA / "help_record_v2.json"))
+        forward = wait_for(browser, "[data-replay-next]")[0]
+        forward.click()
+        assert browser.find_element("css selector", "[data-replay-at]").text.startswith("position 1 of 118")
+        assert "proven" in browser.find_element("css selector", "[data-replay-proof]").text
+        port = server.server_address[1]
+        urls = requests_made(browser)
+        assert f"http://127.0.0.1:{port}/api/replay" in urls
+        assert all(u.startswith((f"http://127.0.0.1:{port}/", "data:")) for u in urls)
+    assert errors(browser) == []

@@ -1,0 +1,58 @@
+"""A served game in a thread, and HTTP requests with chosen headers, for tests/test_web*.py."""
+import http.client
+import json
+import threading
+from contextlib import contextmanager
+
+from quando_env.web.server import Server
+from quando_env.web.session import Session
+
+PLAYERS = {"quando": 3, "cabo": 2, "help": 3}
+
+
+@contextmanager
+def served(game: str, seat: int = 0, opponents: str = "random", seed: int = 1, episode: str = "round",
+           pace: float = 0.0):
+    """A server on 127.0.0.1 (any free port) holding a new game of `game` with `seat` the person's."""
+    n = PLAYERS[game]
+    session = Session(game, {"num_players": n, "episode": episode}, [opponents] * (n - 1), seat, seed, pace)
+    session.new_game()
+    server = Server(session, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def request(server, method: str, path: str, body=None, headers=None, token=True):
+    """(status, JSON or text) of one request; headers as a browser on the printed address sends them,
+    replaced or removed (value None) by `headers`."""
+    port = server.server_address[1]
+    sent = {"Host": f"127.0.0.1:{port}"}
+    if token:
+        sent["X-Token"] = server.token
+    if body is not None:
+        body = body if isinstance(body, bytes) else json.dumps(body).encode()
+        sent["Content-Type"] = "application/json"
+        sent["Content-Length"] = str(len(body))
+    sent.update(headers or {})
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    for key, value in sent.items():
+        if value is not None:
+            conn.putheader(key, value)
+    conn.endheaders()
+    if body is not None:
+        try:
+            conn.send(body)
+        except (BrokenPipeError, ConnectionResetError):    # refused before the body was read: the answer says why
+            pass
+    answer = conn.getresponse()
+    data = answer.read()
+    conn.close()
+    kind = answer.getheader("Content-Type", "")
+    return answer.status, (json.loads(data) if kind == "application/json" else data.decode())
