@@ -5,13 +5,16 @@ sample_states), while a planted leak (a feature reading a hidden side) fails tha
 import numpy as np
 import pytest
 
+from quando_env.cabo import action_features as CAF
+from quando_env.cabo.cards import DRAW_STOCK
 from quando_env.quando import action_features as QAF
 from quando_env.quando.cards import TAKE_DOWN
 from quando_env.registry import game_class
 from tiny_game import TinyGame
 
 CASES = [("quando", n, {"edition": e}) for n, e in ((2, "kendi"), (3, "oya"), (4, "kendi"), (5, "oya"),
-                                                     (6, "kendi"), (4, "oya"))]
+                                                     (6, "kendi"), (4, "oya"))] + \
+    [("cabo", n, {}) for n in range(2, 7)]
 
 
 def random_positions(name, n, rules, games=48, steps=240, every=6):
@@ -42,7 +45,7 @@ def test_rows_have_the_layout_size_are_zero_exactly_when_illegal_and_tell_legal_
     assert checked > 80
 
 
-@pytest.mark.parametrize("name", ["quando"])
+@pytest.mark.parametrize("name", ["quando", "cabo"])
 def test_listed_games_get_their_own_rows_and_a_finished_game_gets_zeros(name):
     g = game_class(name)(8, seed=3, autoreset=False, episode="round")
     for _ in range(30):
@@ -87,7 +90,17 @@ def quando_leak(game):
     return f
 
 
-LEAKS = {"quando": quando_leak}
+def cabo_leak(game):
+    """A planted leak: a legal draw from the stock also says what the stock's top card is worth."""
+    f = game.action_features()
+    s = game.states
+    for i in range(game.num_games):
+        if f[i, DRAW_STOCK].any():
+            f[i, DRAW_STOCK, CAF.A_OTHER] = CAF.CARD_VALUES[s[i]["stock"][s[i]["nstock"] - 1]] / 13.0
+    return f
+
+
+LEAKS = {"quando": quando_leak, "cabo": cabo_leak}
 
 
 def same_over_worlds(name, n, rules, features, worlds=6, max_positions=60):
