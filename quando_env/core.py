@@ -15,6 +15,9 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`,
   `observation_parts` and `state_parts` (quando_env.layout.Parts: the named parts of observe's and state's
   vectors, with their meanings; users get them per player count as `observation_layout`, `state_layout`).
+  Optionally `action_feature_parts` (Parts of one legal move's feature row, every value in [0, 1]): then
+  `kernels.action_features(states, games, cfg, out)` fills out[i] (num_actions, F, zero on entry) for the
+  player to move in states[games[i]], and users get `action_features()` and `action_feature_layout`.
 - `kernels`: an object with the numba kernels, all over whole batches:
   `step(states, games, actions, cfg, rewards, flags, masks)` (returns the first game whose step raised
   F_ERROR, or -1), optionally `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)`
@@ -27,10 +30,11 @@ What a game provides (class attributes and kernels, see `quando_env.quando.game`
   or count out of range, cards not conserved, a seat outside the game, a phase its fields do not fit), or
   (-1, -1). `check_states` runs it and adds that a game is live (cur >= 0) exactly when it has a legal
   action; load_states runs that on records from outside (a game without `check` gets no such check).
-  `parallel_kernels`: step, play_random and observe again, spread over numba's threads (prange); used for
-  batches of PARALLEL_MIN_GAMES or more. Games are independent, so the results are the same.
+  `parallel_kernels`: step, play_random, observe (and action_features) again, spread over numba's threads
+  (prange); used for batches of PARALLEL_MIN_GAMES or more. Games are independent, so the results are the same.
   Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
-  `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts).
+  `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts), and with move features
+  `action_features_one(s, cfg, out)`.
 - hooks: `_start(idx, setup)` (deal new games, forced setup or random),
   `render_text(g, seat)`, `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw),
   `narrator(labels)`, `step_notes(g, before)` (what a step did besides its move, for replays),
@@ -248,6 +252,7 @@ class Game:
     parallel_kernels = None
     observation_parts = None
     state_parts = None
+    action_feature_parts = None     # a game with legal-move features declares their Parts
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -264,6 +269,9 @@ class Game:
         self.state_dim = self.state_dim_of(n)
         self.observation_layout = self.observation_layout_of(n)    # observe()'s parts by name
         self.state_layout = self.state_layout_of(n)                # state()'s parts by name
+        has_features = self.action_feature_parts is not None
+        self.action_feature_layout = self.action_feature_layout_of(n) if has_features else None
+        self.action_feature_dim = self.action_feature_layout.size if has_features else 0     # F
         self.cfg = self.config.kernel_vector(self.autoreset)   # what the kernels read
         self.states = np.zeros(b, self.state_dtype)
         self.masks = np.zeros((b, self.num_actions), np.uint8)
@@ -293,6 +301,18 @@ class Game:
         """The named parts (a quando_env.layout.Layout) of a `num_players`-player perfect-information state
         (state())."""
         return cls.state_parts.layout(cls.config_class(num_players=num_players).num_players)
+
+    @classmethod
+    def action_feature_layout_of(cls, num_players: int):
+        """The named parts (a quando_env.layout.Layout) of one legal move's feature row (action_features()) for
+        `num_players` players; ValueError for a game without move features."""
+        if cls.action_feature_parts is None:
+            raise ValueError(cls._no_features())
+        return cls.action_feature_parts.layout(cls.config_class(num_players=num_players).num_players)
+
+    @classmethod
+    def _no_features(cls) -> str:
+        return f"the game {cls.name!r} has no legal-move features (its engine declares no action_feature_parts)"
 
     @classmethod
     def action_name(cls, a: int) -> str:
@@ -667,6 +687,18 @@ class Game:
             p = np.broadcast_to(p, (b,)).copy()
         out = np.empty((b, self.obs_dim), np.float32)
         self._kernels(b).observe(states, p, self.cfg, out)
+        return out
+
+    def action_features(self, games=None) -> np.ndarray:
+        """(k, num_actions, action_feature_dim) float32: per listed game (all for None) and action, the features
+        of that move for the player to move, from that player's view (only what it has seen; seats relative to
+        it), every value in [0, 1]; rows of illegal moves, and every row of a game that is over, are zero. The
+        parts are `action_feature_layout`. ValueError for a game without move features."""
+        if self.action_feature_parts is None:
+            raise ValueError(self._no_features())
+        idx = self.slots(games)
+        out = np.zeros((idx.size, self.num_actions, self.action_feature_dim), np.float32)
+        self._kernels(idx.size).action_features(self.states, np.ascontiguousarray(idx, np.int64), self.cfg, out)
         return out
 
     def state(self, games=None) -> np.ndarray:

@@ -179,7 +179,7 @@ def test_shell_commands(command, tmp_path, monkeypatch, capsys):
 
 
 def test_sphinx_build(tmp_path):
-    """The site builds with every warning an error; the observation tables come from the code."""
+    """The site builds with every warning an error; the observation and move-feature tables come from the code."""
     done = subprocess.run([sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-q", "-b", "html",
                            str(ROOT / "docs"), str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -188,6 +188,8 @@ def test_sphinx_build(tmp_path):
     name, start, stop, _ = quando_v0.VectorGame.observation_layout_of(4).rows()[-1]
     page = (tmp_path / "games" / "quando.html").read_text()
     assert f"<td><p>{start}..{stop - 1}</p></td>" in page and name in page
+    name, start, stop, _ = quando_v0.VectorGame.action_feature_layout_of(4).rows()[-1]
+    assert "action_feature_layout_of(n)" in page and f"<td><p>{start}..{stop - 1}</p></td>" in page and name in page
 
 
 def test_layout_sizes_in_n():

@@ -122,6 +122,26 @@ STATE_PARTS = Parts("tiny", "state", lambda n: [
     ("swapped", 2, "per seat: 1 if it swapped this round"), ("totals", 2, "game totals per seat, / target")])
 
 
+ACTION_FEATURE_PARTS = Parts("tiny", "action features", lambda n: [
+    ("kind", 2, "one-hot move: keep, swap"),
+    ("card_after", 1, "the card I hold after the move / 9 (a swap: the mean of the cards other than mine)")])
+
+
+@njit(cache=True)
+def action_features_one(s, cfg, out):
+    out[:, :] = 0.0
+    if s.phase != PH_OVER:
+        own = s.card[s.cur]
+        out[KEEP, 0], out[KEEP, 2] = 1.0, own / 9.0
+        out[SWAP, 1], out[SWAP, 2] = 1.0, (45 - own) / 81.0
+
+
+@njit(cache=True)
+def action_features_kernel(states, games, cfg, out):
+    for i in range(games.shape[0]):
+        action_features_one(states[games[i]], cfg, out[i])
+
+
 @njit(cache=True)
 def observe_one(s, p, cfg, o):
     o[:] = 0.0
@@ -221,10 +241,12 @@ class TinyGame(Game):
     higher_total_wins = True
     seat_info_keys = ()
     kernels = SimpleNamespace(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel,
-                              observe=observe_kernel, state=state_kernel, infos=info_kernel)
+                              observe=observe_kernel, state=state_kernel, infos=info_kernel,
+                              action_features=action_features_kernel)
 
     observation_parts = OBSERVATION_PARTS
     state_parts = STATE_PARTS
+    action_feature_parts = ACTION_FEATURE_PARTS
     obs_dim_of = staticmethod(OBSERVATION_PARTS.size)
     state_dim_of = staticmethod(STATE_PARTS.size)
 

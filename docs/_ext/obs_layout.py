@@ -2,7 +2,7 @@
 
 - `obs-layout GAME`: the observation layout table of a game, generated from the code at build time (the game's
   public layout, `VectorGame.observation_layout_of(n).rows()`), so the page cannot drift from what the engine
-  writes.
+  writes; `action-feature-layout GAME` the same for one legal move's features (`action_feature_layout_of(n)`).
 - Docstrings are written with Markdown habits (a list right under its paragraph, `| a | b |` tables); before
   autodoc hands them to reStructuredText they get the blank line a list needs and their tables become list-tables.
 """
@@ -17,13 +17,18 @@ from quando_env.registry import game_class
 SHOWN_PLAYERS = 4      # the index column is for this many players, the default of every game
 
 
-def layouts(game: str) -> dict:
-    """Player count -> the observation Layout, for every player count the game accepts (its Config refuses the
+# directive kind -> (the engine's classmethod, what the vector's length is called)
+KINDS = {"observation": ("observation_layout_of", "obs_dim"), "action features": ("action_feature_layout_of", "F")}
+
+
+def layouts(game: str, kind: str = "observation") -> dict:
+    """Player count -> the Layout of `kind`, for every player count the game accepts (its Config refuses the
     others with a ValueError)."""
+    method = getattr(game_class(game), KINDS[kind][0])
     out = {}
     for n in range(1, 11):
         try:
-            out[n] = game_class(game).observation_layout_of(n)
+            out[n] = method(n)
         except ValueError:
             continue
     return out
@@ -47,16 +52,19 @@ def size_formula(sizes: dict[int, int]) -> str:
     return f"{slope} n {'+' if base > 0 else '-'} {abs(base)}"
 
 
-def table(game: str) -> list[str]:
-    """The observation table of a game as Markdown lines: an introduction, then indices for SHOWN_PLAYERS, name,
-    size in n, meaning."""
-    by_n = layouts(game)
+def table(game: str, kind: str = "observation") -> list[str]:
+    """The observation (or action features) table of a game as Markdown lines: an introduction, then indices for
+    SHOWN_PLAYERS, name, size in n, meaning."""
+    by_n = layouts(game, kind)
     counts = list(by_n)
     shown = by_n[SHOWN_PLAYERS]
-    dims = ", ".join(str(layout.size) for layout in by_n.values())
-    lines = [f"Generated from `quando_env.{game}_v0.VectorGame.observation_layout_of(n)` when these pages were "
+    method, dim = KINDS[kind]
+    sizes = {layout.size for layout in by_n.values()}
+    dims = f"{dim} is {sizes.pop()}" if len(sizes) == 1 else \
+        f"{dim} is {', '.join(str(layout.size) for layout in by_n.values())} for {counts[0]}..{counts[-1]} players"
+    lines = [f"Generated from `quando_env.{game}_v0.VectorGame.{method}(n)` when these pages were "
              f"built. Indices are for {SHOWN_PLAYERS} players; n is the number of players ({counts[0]}..{counts[-1]}), "
-             f"and obs_dim is {dims} for {counts[0]}..{counts[-1]} players.", "",
+             f"and {dims}.", "",
              f"| indices ({SHOWN_PLAYERS} players) | name | size | meaning |", "|---|---|---|---|"]
     for name, start, stop, meaning in shown.rows():
         sizes = {n: layout[name][1] - layout[name][0] for n, layout in by_n.items()}
@@ -75,11 +83,16 @@ def list_table(header: list[str], rows: list[list[str]], widths: str = "auto") -
 class ObsLayout(Directive):
     """The table as Markdown, parsed by MyST (the pages are MyST)."""
     required_arguments = 1
+    kind = "observation"
 
     def run(self):
         node = nodes.container()
-        self.state.nested_parse(StringList(table(self.arguments[0])), self.content_offset, node)
+        self.state.nested_parse(StringList(table(self.arguments[0], self.kind)), self.content_offset, node)
         return node.children
+
+
+class ActionFeatureLayout(ObsLayout):
+    kind = "action features"
 
 
 LIST_ITEM = re.compile(r"\s*([-*] |\d+\. )")
@@ -109,5 +122,6 @@ def markdown_habits(app, what, name, obj, options, lines):
 
 def setup(app):
     app.add_directive("obs-layout", ObsLayout)
+    app.add_directive("action-feature-layout", ActionFeatureLayout)
     app.connect("autodoc-process-docstring", markdown_habits)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

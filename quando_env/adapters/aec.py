@@ -12,6 +12,7 @@ from .. import picture
 from ..checks import as_action, as_int, as_seed, need, shown
 from ..core import F_TERMINATED, F_TRUNCATED
 from .atomic import ENGINE, Snapshot, all_or_nothing
+from .gym_env import feature_layout, feature_shape, features_space
 from .record import Recorder
 
 
@@ -56,7 +57,9 @@ def pettingzoo_pair(game_class, module: str, doc: str):
 
 
 class GameAECEnv(AECEnv):
-    """One game as a PettingZoo AEC env. Options: the game's config fields plus render_mode.
+    """One game as a PettingZoo AEC env. Options: the game's config fields plus render_mode and action_features
+    (True adds "action_features" to each observation: the (num_actions, F) float32 legal-move features of the
+    agent to move, VectorGame.action_features; zero for the others).
 
     reset(seed, options={...the game's forced setup, e.g. "deck", "dealer"}) fixes the first round; other
     option keys are ignored, as Gymnasium envs do. Rewards come from the engine (per seat, when they fall).
@@ -73,7 +76,7 @@ class GameAECEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "game_v0", "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, render_mode: str | None = None, **config):
+    def __init__(self, render_mode: str | None = None, action_features: bool = False, **config):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
@@ -88,13 +91,18 @@ class GameAECEnv(AECEnv):
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_box = spaces.Box(low=0.0, high=np.inf, shape=(g.obs_dim,), dtype=np.float32)
         mask_box = spaces.Box(0, 1, (g.num_actions,), np.int8)
-        self.observation_spaces = {a: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-                                   for a in self.possible_agents}
+        parts = {"observation": obs_box, "action_mask": mask_box}
+        self.action_feature_layout = feature_layout(g, action_features)     # None unless asked for
+        if self.action_feature_layout is not None:
+            parts["action_features"] = features_space(feature_shape(g, self.action_feature_layout))
+            self._features_buf = np.zeros((1, g.num_actions, g.action_feature_dim), np.float32)
+        self.observation_spaces = {a: spaces.Dict(parts) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(g.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(g.state_dim,), dtype=np.float32)
         self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
         self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
         self._seat = np.zeros(1, np.int64)
+        self._zero = np.zeros(1, np.int64)     # game slot 0, as the kernels take it
         self._action = np.zeros(1, np.int64)
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
@@ -192,7 +200,19 @@ class GameAECEnv(AECEnv):
         to_move = (agent == self.agent_selection and agent in self.agents
                    and not (self.terminations[agent] or self.truncations[agent]))
         mask = g.masks[0].astype(np.int8) if to_move else self._no_moves.copy()
-        return {"observation": self._obs_buf[0].copy(), "action_mask": mask}
+        out = {"observation": self._obs_buf[0].copy(), "action_mask": mask}
+        if self.action_feature_layout is not None:
+            out["action_features"] = self._move_features(to_move)
+        return out
+
+    def _move_features(self, to_move: bool) -> np.ndarray:
+        """The legal-move features of the agent to move (zero for any other agent)."""
+        buf = self._features_buf
+        buf[:] = 0.0
+        if to_move:
+            g = self.game
+            g.kernels.action_features(g.states, self._zero, g.cfg, buf)
+        return buf[0].copy()
 
     def state(self) -> np.ndarray:
         """The full perfect-information state, for centralised critics."""

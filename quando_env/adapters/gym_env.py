@@ -7,14 +7,44 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import picture
-from ..checks import as_action, as_seed
+from ..checks import as_action, as_bool, as_seed
 from ..registry import game_class
 from .single_agent import LearnerGames
 
 
-def observation_space(obs_dim: int) -> spaces.Box:
-    """The flat float32 observation of a game (the AEC env's "observation")."""
-    return spaces.Box(low=0.0, high=np.inf, shape=(obs_dim,), dtype=np.float32)
+def observation_space(obs_dim: int, feature_shape: tuple | None = None) -> spaces.Space:
+    """The flat float32 observation of a game (the AEC env's "observation"); with `feature_shape` (num_actions,
+    F), for action_features=True, a Dict of it and the legal-move features."""
+    box = spaces.Box(low=0.0, high=np.inf, shape=(obs_dim,), dtype=np.float32)
+    if feature_shape is None:
+        return box
+    return spaces.Dict({"observation": box, "action_features": features_space(feature_shape)})
+
+
+def features_space(shape: tuple) -> spaces.Box:
+    """The (num_actions, F) legal-move features of a game: every value in [0, 1]."""
+    return spaces.Box(low=0.0, high=1.0, shape=shape, dtype=np.float32)
+
+
+def feature_layout(game, action_features):
+    """The game's (a VectorGame's) action_feature_layout when action_features (a bool) is True, else None;
+    ValueError naming the game when it has no move features."""
+    if not as_bool(action_features, "action_features"):
+        return None
+    return type(game).action_feature_layout_of(game.num_players)
+
+
+def feature_shape(game, layout) -> tuple | None:
+    return None if layout is None else (game.num_actions, layout.size)
+
+
+def observations(core: LearnerGames, with_features: bool, games=None):
+    """The learner's observations of the listed games: the (k, obs_dim) array, or with the move features the
+    dict {"observation": (k, obs_dim), "action_features": (k, num_actions, F)}."""
+    obs = core.observe(games)
+    if not with_features:
+        return obs
+    return {"observation": obs, "action_features": core.action_features(games)}
 
 
 def info_dicts(core: LearnerGames, games=None, action_mask: bool = True) -> list[dict]:
@@ -76,7 +106,7 @@ class GameEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(self, game="quando", opponents="random", seat="random", illegal_action: str = "raise",
-                 render_mode: str | None = None, **rules):
+                 render_mode: str | None = None, action_features: bool = False, **rules):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
                              f"{self.metadata['render_modes']} or None")
@@ -85,7 +115,10 @@ class GameEnv(gym.Env):
                                  **rules)
         self.config = self.core.config
         self.renderer = picture.Renderer(render_mode, self.core.game.name, self.metadata["render_fps"])
-        self.observation_space = observation_space(self.core.obs_dim)
+        self.action_feature_layout = feature_layout(self.core.game, action_features)   # None unless asked for
+        self._features = self.action_feature_layout is not None
+        self.observation_space = observation_space(self.core.obs_dim,
+                                                   feature_shape(self.core.game, self.action_feature_layout))
         self.observation_layout = self.core.observation_layout     # the observation's named parts
         self.action_space = LegalActionSpace(self.core.num_actions, self.action_masks)
 
@@ -94,7 +127,7 @@ class GameEnv(gym.Env):
         seed = None if seed is None else as_seed(seed)
         self.core.reset(seed=seed)
         super().reset(seed=seed)
-        return self.core.observe()[0], info_dicts(self.core)[0]
+        return self._observation(), info_dicts(self.core)[0]
 
     def step(self, action):
         """The learner's action (an int or numpy integer), then the opponents' moves up to its next decision."""
@@ -104,8 +137,13 @@ class GameEnv(gym.Env):
         rewards, terminated, truncated = self.core.step([a])
         if self.render_mode == "human":
             self.render()
-        return (self.core.observe()[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]),
+        return (self._observation(), float(rewards[0]), bool(terminated[0]), bool(truncated[0]),
                 info_dicts(self.core)[0])
+
+    def _observation(self):
+        if not self._features:
+            return self.core.observe()[0]
+        return {k: v[0] for k, v in observations(self.core, True).items()}
 
     def action_masks(self) -> np.ndarray:
         """(num_actions,) bool: the learner's legal actions now (all False once the episode is over)."""

@@ -9,13 +9,13 @@ from stable_baselines3.common.vec_env import VecEnv
 from ..checks import as_seed
 from ..registry import game_class
 from .atomic import Snapshot
-from .gym_env import info_dicts, observation_space
+from .gym_env import feature_layout, feature_shape, info_dicts, observation_space, observations
 from .single_agent import LearnerGames
 
 
 class GameVecEnv(VecEnv):
-    """num_envs games of a single-agent env (same options as GameEnv), stepped by one engine call per
-    decision.
+    """num_envs games of a single-agent env (same options as GameEnv, action_features included), stepped by one
+    engine call per decision.
 
     SB3 conventions: `seed(s)` makes env i's next reset use s + i (the game the single env reset with s + i
     plays); an ended episode is reset inside step_wait, its last observation in info["terminal_observation"]
@@ -28,13 +28,16 @@ class GameVecEnv(VecEnv):
     """
 
     def __init__(self, num_envs: int = 1, game="quando", opponents="random", seat="random",
-                 illegal_action: str = "raise", **rules):
+                 illegal_action: str = "raise", action_features: bool = False, **rules):
         self.core = LearnerGames(game_class(game), num_envs, opponents=opponents, seat=seat,
                                  illegal_action=illegal_action, **rules)
         self.config = self.core.config
         self.observation_layout = self.core.observation_layout     # one observation's named parts
+        self.action_feature_layout = feature_layout(self.core.game, action_features)   # None unless asked for
+        self._features = self.action_feature_layout is not None
         self.render_mode = None
-        super().__init__(self.core.num_games, observation_space(self.core.obs_dim),
+        super().__init__(self.core.num_games,
+                         observation_space(self.core.obs_dim, feature_shape(self.core.game, self.action_feature_layout)),
                          spaces.Discrete(self.core.num_actions))
         self._actions = None
         self._returns = np.zeros(self.num_envs, np.float64)
@@ -53,7 +56,7 @@ class GameVecEnv(VecEnv):
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self.reset_infos = info_dicts(self.core, action_mask=False)
-        return self.core.observe()
+        return observations(self.core, self._features)
 
     def step_async(self, actions) -> None:
         """One integer action per env (an (num_envs, 1) array is taken as (num_envs,), as SB3 may pass)."""
@@ -71,9 +74,9 @@ class GameVecEnv(VecEnv):
             if done.any():
                 idx = np.flatnonzero(done)
                 now = round(time.time() - self._t0, 6)
-                for i, obs, info in zip(idx.tolist(), self.core.observe(games=idx),
-                                        info_dicts(self.core, idx, action_mask=False)):
-                    info["terminal_observation"] = obs
+                ended = observations(self.core, self._features, idx)
+                for j, (i, info) in enumerate(zip(idx.tolist(), info_dicts(self.core, idx, action_mask=False))):
+                    info["terminal_observation"] = {k: v[j] for k, v in ended.items()} if self._features else ended[j]
                     info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
                     info["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": now}
                     infos[i] = info
@@ -82,7 +85,7 @@ class GameVecEnv(VecEnv):
                 self._lengths[idx] = 0
                 for i, info in zip(idx.tolist(), info_dicts(self.core, idx, action_mask=False)):
                     self.reset_infos[i] = info
-        return self.core.observe(), rewards.astype(np.float32), done, infos
+        return observations(self.core, self._features), rewards.astype(np.float32), done, infos
 
     def close(self) -> None:
         pass

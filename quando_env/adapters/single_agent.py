@@ -263,6 +263,11 @@ class LearnerGames:
         idx = self.game.slots(games)
         return self.game.observe(players=self.seat[idx], games=idx)
 
+    def action_features(self, games=None) -> np.ndarray:
+        """(k, num_actions, F) float32: the learner's legal-move features in each listed game (it is to move in
+        every live one; zero where the episode is over), see VectorGame.action_features."""
+        return self.game.action_features(games)
+
     def action_masks(self, games=None) -> np.ndarray:
         """(k, num_actions) bool: the learner's legal actions (all False where the episode is over)."""
         m = self.game.legal_action_mask

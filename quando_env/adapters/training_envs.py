@@ -15,17 +15,19 @@ def register_envs() -> None:
 
 
 def make_vec_env(num_envs: int = 1, opponents="random", seat="random", seed: int | None = None,
-                 illegal_action: str = "raise", game="quando", **rules):
+                 illegal_action: str = "raise", game="quando", action_features: bool = False, **rules):
     """An SB3 VecEnv of `num_envs` games in one batched engine (see sb3_vec_env.GameVecEnv). opponents: "random",
     another agent name of the command lines ("heuristic", "my_agents.py:MyAgent", ...), agent objects, or a
-    pool of these (see opponents.py).
+    pool of these (see opponents.py). action_features: True makes the observations a dict of "observation" and
+    "action_features" (each env's legal-move features, VectorGame.action_features).
 
     With a seed, env i's first reset plays the game the single env reset with seed + i plays; later episodes
     go on with each game's own random streams. `MaskablePPO("MlpPolicy", make_vec_env(...))` trains as is.
     """
     from .sb3_vec_env import GameVecEnv
 
-    venv = GameVecEnv(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, game=game, **rules)
+    venv = GameVecEnv(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, game=game,
+                      action_features=action_features, **rules)
     if seed is not None:
         venv.seed(seed)
     return venv

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..checks import is_int, shown
 from ..core import Game
+from . import action_features as AF
 from . import engine as E
 from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, SNAP, check_deck,
                     decode_jack)
@@ -32,12 +33,14 @@ class VectorGame(Game):
     knock_action = KNOCK
     higher_total_wins = False
     kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                              infos=E.info_kernel, check=E.check_kernel)
-    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
+                              infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
+                                       action_features=AF.action_features_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
+    action_feature_parts = AF.PARTS
 
     def _checked_setup(self, setup):
         out = {"dealer": self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))}

@@ -1,0 +1,49 @@
+"""What legal-move features cost: VectorGame.action_features against observe on the same games.
+
+    python benchmarks/bench_action_features.py [--games 4096] [--repeats 7]
+
+Per game with move features: the seconds of one call over a batch of positions from random play (the fastest
+of the repeats, each call allocating its output as users get it), the output's size per game, and the ratio
+action_features / observe, both measured in the same run.
+"""
+import argparse
+import time
+
+import numpy as np
+
+from quando_env.registry import game_class, game_names
+
+
+def fastest(fn, repeats: int) -> float:
+    fn()                                                   # compile and warm outside the timing
+    best = np.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=4096)
+    p.add_argument("--repeats", type=int, default=7)
+    args = p.parse_args()
+    print(f"{'game':<8} {'players':>7} {'obs floats':>10} {'feature floats':>14} {'observe s':>10} "
+          f"{'features s':>10} {'ratio':>6}")
+    for name in game_names():
+        cls = game_class(name)
+        if cls.action_feature_parts is None:
+            continue
+        for n in (2, 4):
+            g = cls(args.games, seed=1, num_players=n)
+            for _ in range(40):
+                g.step(g.sample_actions())
+            t_obs = fastest(g.observe, args.repeats)
+            t_feat = fastest(g.action_features, args.repeats)
+            print(f"{name:<8} {n:>7} {g.obs_dim:>10} {g.num_actions * g.action_feature_dim:>14} {t_obs:>10.4f} "
+                  f"{t_feat:>10.4f} {t_feat / t_obs:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()
