@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 from ..checks import as_seed, is_int, need, shown
 from ..registry import game_class
 from .atomic import Snapshot
-from .gym_env import feature_layout, feature_shape, info_dicts, observation_space, observations
+from .gym_env import feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations
 from .single_agent import LearnerGames, integer_actions
 
 
@@ -92,8 +92,7 @@ class GameVectorEnv(VectorEnv):
                 done = np.flatnonzero(self._ended)
                 ended = observations(self.core, self._features, done)
                 for j, (i, info) in enumerate(zip(done, info_dicts(self.core, done))):
-                    obs = {k: v[j] for k, v in ended.items()} if self._features else ended[j]
-                    final = self._add_info(final, {"final_obs": obs, "final_info": info}, int(i))
+                    final = self._add_info(final, {"final_obs": observation_at(ended, j), "final_info": info}, int(i))
                 self.core.reset(games=done)
                 self._ended[:] = False
         return observations(self.core, self._features), rewards, terminated, truncated, {**self._infos(), **final}
