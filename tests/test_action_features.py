@@ -7,6 +7,8 @@ import pytest
 
 from quando_env.cabo import action_features as CAF
 from quando_env.cabo.cards import DRAW_STOCK
+from quando_env.help import action_features as HAF
+from quando_env.help.cards import FULL_DECK, K_SWITCH, NO, PLAY, WILD, codes_of
 from quando_env.quando import action_features as QAF
 from quando_env.quando.cards import TAKE_DOWN
 from quando_env.registry import game_class
@@ -14,7 +16,8 @@ from tiny_game import TinyGame
 
 CASES = [("quando", n, {"edition": e}) for n, e in ((2, "kendi"), (3, "oya"), (4, "kendi"), (5, "oya"),
                                                      (6, "kendi"), (4, "oya"))] + \
-    [("cabo", n, {}) for n in range(2, 7)]
+    [("cabo", n, {}) for n in range(2, 7)] + \
+    [("help", n, {}) for n in range(3, 6)] + [("help", 4, {"hand_size": 5, "row_max": 4, "reshuffle": "flip"})]
 
 
 def random_positions(name, n, rules, games=48, steps=240, every=6):
@@ -45,7 +48,7 @@ def test_rows_have_the_layout_size_are_zero_exactly_when_illegal_and_tell_legal_
     assert checked > 80
 
 
-@pytest.mark.parametrize("name", ["quando", "cabo"])
+@pytest.mark.parametrize("name", ["quando", "cabo", "help"])
 def test_listed_games_get_their_own_rows_and_a_finished_game_gets_zeros(name):
     g = game_class(name)(8, seed=3, autoreset=False, episode="round")
     for _ in range(30):
@@ -100,7 +103,17 @@ def cabo_leak(game):
     return f
 
 
-LEAKS = {"quando": quando_leak, "cabo": cabo_leak}
+def help_leak(game):
+    """A planted leak: every legal move also says how many Switches the seat after the mover holds."""
+    f = game.action_features()
+    s = game.states
+    for i in range(game.num_games):
+        nxt = (s[i]["cur"] + 1) % game.num_players
+        f[i, game.legal_action_mask[i], HAF.A_NEXT] = s[i]["hand"][nxt, K_SWITCH] / 4.0
+    return f
+
+
+LEAKS = {"quando": quando_leak, "cabo": cabo_leak, "help": help_leak}
 
 
 def same_over_worlds(name, n, rules, features, worlds=6, max_positions=60):
@@ -131,6 +144,31 @@ def test_features_are_the_same_in_every_world_the_mover_cannot_tell_apart(name, 
 def test_a_planted_leak_fails_the_same_check(name):
     checked, differ = same_over_worlds(name, 4, {}, LEAKS[name], max_positions=200)
     assert checked == 200 and differ > 0
+
+
+def test_help_features_of_a_dealt_hand_say_what_each_play_does():
+    """Seat 0 starts on an empty row holding 3, 7, a Wild and a No! (4 players, direction +1)."""
+    mine = [2, 6, 11, 14]
+    rest = list(FULL_DECK)
+    for k in mine:
+        rest.remove(k)
+    g = game_class("help")(1, seed=0, num_players=4)
+    g.reset(seed=0, deck=codes_of(mine + rest), starter=0)
+    f = g.action_features()[0]
+    legal = np.flatnonzero(g.legal_action_mask[0])
+    three, seven, wild, no = PLAY + 2, PLAY + 6, WILD, NO
+    assert legal.tolist() == [three, seven, wild, no]
+    part = g.action_feature_layout.decode(f)
+    assert part["placed"][three].tolist() == pytest.approx([3 / 11, 0.2, 1.0])        # my lowest number that fits
+    assert part["placed"][seven].tolist() == pytest.approx([7 / 11, 0.6, 0.0])
+    assert part["placed"][wild][0] == pytest.approx(1 / 11)
+    # playing the 3 keeps 7, Wild, No!: sum 7, all three playable on the row 3
+    assert part["kept"][three].tolist() == pytest.approx([7 / 44, 7 / 11, 0.5, 0.75])
+    assert part["row_after"][seven].tolist() == pytest.approx([7 / 11, 1 / 6])
+    nxt = part["next"]
+    assert 0 < nxt[three, 0] < nxt[seven, 0] < 1           # a higher row strands the next player likelier
+    assert nxt[three, 1] == nxt[three, 0] and nxt[no, 1] == 0.0     # it asks me, unless my No! lies in front
+    assert (nxt[:, 3] == 0).all() and (part["ask"] == 0).all()     # I keep something givable
 
 
 # ---------------------------------------------------------------- the envs' opt-in observation key
@@ -202,10 +240,56 @@ def test_sb3_vec_env_with_features_gives_dict_observations_terminal_ones_include
     assert isinstance(make_vec_env(2, num_players=2).reset(), np.ndarray)
 
 
+def test_help_envs_offer_the_features_of_the_mover():
+    from quando_env import help_v0
+    from quando_env.adapters.gym_env import GameEnv
+
+    env = help_v0.env(num_players=5, action_features=True)
+    env.reset(seed=3)
+    for _ in range(40):
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        assert env.observation_space(agent).contains(obs)
+        assert np.array_equal(obs["action_features"], env.unwrapped.game.action_features()[0])
+        env.step(None if env.terminations[agent] or env.truncations[agent] else
+                 int(np.flatnonzero(obs["action_mask"])[0]))
+    single = GameEnv("help", num_players=3, action_features=True)
+    obs, info = single.reset(seed=1)
+    assert single.observation_space.contains(obs) and obs["action_features"].shape == (105, HAF.FEATURE_DIM)
+    assert np.array_equal(obs["action_features"].any(axis=1), info["action_mask"].astype(bool))
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_gymnasium_vector_env_with_features_gives_dict_observations(mode):
+    import gymnasium as gym
+
+    venv = gym.make_vec("Help-v0", num_envs=3, vectorization_mode="vector_entry_point", action_features=True,
+                        episode="round", autoreset_mode=mode)
+    assert venv.unwrapped.action_feature_layout == game_class("help").action_feature_layout_of(4)
+    obs, info = venv.reset(seed=2)
+    ended = 0
+    for _ in range(200):
+        assert venv.observation_space.contains(obs)
+        assert np.array_equal(obs["action_features"].any(axis=2), info["action_mask"].astype(bool))
+        obs, _, term, trunc, info = venv.step(np.array([np.flatnonzero(m)[0] if m.any() else 0
+                                                        for m in info["action_mask"]]))
+        if mode == "SameStep" and (term | trunc).any():
+            final = info["final_obs"][int(np.flatnonzero(term | trunc)[0])]     # one env's observation, as Gymnasium's
+            assert venv.single_observation_space.contains(final)
+            assert not final["action_features"].any()      # the episode is over: no legal move
+            ended += 1
+    assert ended > 0 or mode == "NextStep"
+    plain = gym.make_vec("Help-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    assert isinstance(plain.reset(seed=0)[0], np.ndarray)
+
+
 def test_envs_refuse_features_that_are_not_there_or_not_a_bool():
     from quando_env.adapters.gym_env import GameEnv
+    from quando_env.adapters.gym_vector_env import GameVectorEnv
 
     with pytest.raises(ValueError, match="'featureless' has no legal-move features"):
         GameEnv(Featureless, action_features=True)
     with pytest.raises(ValueError, match="action_features"):
         GameEnv(action_features="yes")
+    with pytest.raises(ValueError, match="action_features"):
+        GameVectorEnv(2, action_features="yes")

@@ -190,6 +190,8 @@ def test_sphinx_build(tmp_path):
     assert f"<td><p>{start}..{stop - 1}</p></td>" in page and name in page
     name, start, stop, _ = quando_v0.VectorGame.action_feature_layout_of(4).rows()[-1]
     assert "action_feature_layout_of(n)" in page and f"<td><p>{start}..{stop - 1}</p></td>" in page and name in page
+    for game in ("cabo", "help"):
+        assert f"{game}_v0.VectorGame.action_feature_layout_of(n)" in (tmp_path / "games" / f"{game}.html").read_text()
 
 
 def test_layout_sizes_in_n():

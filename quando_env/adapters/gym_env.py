@@ -47,6 +47,11 @@ def observations(core: LearnerGames, with_features: bool, games=None):
     return {"observation": obs, "action_features": core.action_features(games)}
 
 
+def observation_at(batch, j: int):
+    """Game j's observation out of a batch that `observations` gave (an array or a dict of arrays)."""
+    return {k: v[j] for k, v in batch.items()} if isinstance(batch, dict) else batch[j]
+
+
 def info_dicts(core: LearnerGames, games=None, action_mask: bool = True) -> list[dict]:
     """Per listed game, the info dict of the single env: action_mask (int8; unless action_mask=False), seat,
     the AEC env's infos at the learner's seat (score, round_points, rounds_done, the game's own) and, with
@@ -141,9 +146,7 @@ class GameEnv(gym.Env):
                 info_dicts(self.core)[0])
 
     def _observation(self):
-        if not self._features:
-            return self.core.observe()[0]
-        return {k: v[0] for k, v in observations(self.core, True).items()}
+        return observation_at(observations(self.core, self._features), 0)
 
     def action_masks(self) -> np.ndarray:
         """(num_actions,) bool: the learner's legal actions now (all False once the episode is over)."""

@@ -8,13 +8,14 @@ from gymnasium.vector.utils import batch_space
 from ..checks import as_seed, is_int, need, shown
 from ..registry import game_class
 from .atomic import Snapshot
-from .gym_env import info_dicts, observation_space
+from .gym_env import feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations
 from .single_agent import LearnerGames, integer_actions
 
 
 class GameVectorEnv(VectorEnv):
-    """N games of a single-agent env stepped together (same options as GameEnv, plus num_envs and
-    autoreset_mode).
+    """N games of a single-agent env stepped together (same options as GameEnv, action_features included, plus
+    num_envs and autoreset_mode). With action_features=True the observations are a dict of "observation" and
+    "action_features" (each env's legal-move features, VectorGame.action_features).
 
     Env i reset with seed s plays the game of the single env reset with seed s + i. Autoreset follows Gymnasium
     (metadata["autoreset_mode"]): NEXT_STEP (default: the step after an episode's end returns the new
@@ -29,14 +30,18 @@ class GameVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, game="quando", opponents="random", seat="random",
-                 illegal_action: str = "raise", autoreset_mode=AutoresetMode.NEXT_STEP, **rules):
+                 illegal_action: str = "raise", autoreset_mode=AutoresetMode.NEXT_STEP, action_features: bool = False,
+                 **rules):
         self.core = LearnerGames(game_class(game), num_envs, opponents=opponents, seat=seat,
                                  illegal_action=illegal_action, **rules)
         self.config = self.core.config
         self.num_envs = self.core.num_games
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.single_observation_space = observation_space(self.core.obs_dim)
+        self.action_feature_layout = feature_layout(self.core.game, action_features)   # None unless asked for
+        self._features = self.action_feature_layout is not None
+        self.single_observation_space = observation_space(self.core.obs_dim,
+                                                          feature_shape(self.core.game, self.action_feature_layout))
         self.observation_layout = self.core.observation_layout     # one observation's named parts
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = spaces.Discrete(self.core.num_actions)
@@ -62,7 +67,7 @@ class GameVectorEnv(VectorEnv):
         self.core.reset(seed=None if seed is None else [seed[i] for i in idx], games=idx)
         super().reset(seed=one)
         self._ended[mask] = False
-        return self.core.observe(), self._infos()
+        return observations(self.core, self._features), self._infos()
 
     def step(self, actions):
         """One integer action per env (those of envs that autoreset in this step are ignored)."""
@@ -85,11 +90,12 @@ class GameVectorEnv(VectorEnv):
             self._ended[:] = terminated | truncated
             if self.autoreset_mode == AutoresetMode.SAME_STEP and self._ended.any():
                 done = np.flatnonzero(self._ended)
-                for i, obs, info in zip(done, self.core.observe(games=done), info_dicts(self.core, done)):
-                    final = self._add_info(final, {"final_obs": obs, "final_info": info}, int(i))
+                ended = observations(self.core, self._features, done)
+                for j, (i, info) in enumerate(zip(done, info_dicts(self.core, done))):
+                    final = self._add_info(final, {"final_obs": observation_at(ended, j), "final_info": info}, int(i))
                 self.core.reset(games=done)
                 self._ended[:] = False
-        return self.core.observe(), rewards, terminated, truncated, {**self._infos(), **final}
+        return observations(self.core, self._features), rewards, terminated, truncated, {**self._infos(), **final}
 
     def _infos(self) -> dict:
         arrays = self.core.info_arrays()

@@ -9,7 +9,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from ..checks import as_seed
 from ..registry import game_class
 from .atomic import Snapshot
-from .gym_env import feature_layout, feature_shape, info_dicts, observation_space, observations
+from .gym_env import feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations
 from .single_agent import LearnerGames
 
 
@@ -36,8 +36,8 @@ class GameVecEnv(VecEnv):
         self.action_feature_layout = feature_layout(self.core.game, action_features)   # None unless asked for
         self._features = self.action_feature_layout is not None
         self.render_mode = None
-        super().__init__(self.core.num_games,
-                         observation_space(self.core.obs_dim, feature_shape(self.core.game, self.action_feature_layout)),
+        shape = feature_shape(self.core.game, self.action_feature_layout)
+        super().__init__(self.core.num_games, observation_space(self.core.obs_dim, shape),
                          spaces.Discrete(self.core.num_actions))
         self._actions = None
         self._returns = np.zeros(self.num_envs, np.float64)
@@ -76,7 +76,7 @@ class GameVecEnv(VecEnv):
                 now = round(time.time() - self._t0, 6)
                 ended = observations(self.core, self._features, idx)
                 for j, (i, info) in enumerate(zip(idx.tolist(), info_dicts(self.core, idx, action_mask=False))):
-                    info["terminal_observation"] = {k: v[j] for k, v in ended.items()} if self._features else ended[j]
+                    info["terminal_observation"] = observation_at(ended, j)
                     info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
                     info["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": now}
                     infos[i] = info

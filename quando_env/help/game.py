@@ -5,6 +5,7 @@ import numpy as np
 
 from ..checks import shown
 from ..core import Game
+from . import action_features as AF
 from . import engine as E
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
                     deck_to_kinds, pile_to_kinds)
@@ -35,12 +36,14 @@ class VectorGame(Game):
     knock_action = None
     higher_total_wins = True
     kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                              infos=E.info_kernel, check=E.check_kernel)
-    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel)
+                              infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
+                                       action_features=AF.action_features_kernel_parallel)
     obs_dim_of = staticmethod(obs_dim)
     state_dim_of = staticmethod(E.state_dim)
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
+    action_feature_parts = AF.PARTS
 
     def _checked_setup(self, setup):
         out = {"starter": self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1}
