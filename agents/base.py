@@ -4,6 +4,10 @@ An agent sees only the observation of the seat it plays and the legal action mas
 `act_batch(obs (B, d), masks (B, num_actions)) -> (B,) int64`; `act` accepts either one observation
 (returns an int) or a batch (returns an array).
 
+Agents that score moves from the game's legal-move features (`uses_action_features = True`) take `features`
+(B, num_actions, F), the game's `action_features` for the rows' players: a caller that steps the games passes
+them (cheap); otherwise the agent derives them from the observations itself (`features_of`).
+
 Agents that draw random numbers (`uses_streams = True`) take `streams`, one quando_env.rng stream per row,
 advanced in place: the evaluation gives every game and seat its own stream derived from the game's seed,
 so a game plays the same whatever batch it is in. Without streams they use their own generator.
@@ -18,8 +22,9 @@ class Agent:
     game = None          # the name of the game the agent plays (None: any); agents of another game are refused
     num_actions = None   # the game's action count, where the agent knows it (then masks are checked)
     uses_streams = False
+    uses_action_features = False
 
-    def act(self, obs, mask, streams=None):
+    def act(self, obs, mask, streams=None, features=None):
         obs = np.asarray(obs, np.float32)
         mask = np.asarray(mask).astype(bool)
         single = obs.ndim == 1
@@ -33,6 +38,16 @@ class Agent:
             raise ValueError("every action mask needs at least one legal action")
         if obs.shape[0] == 0:
             return np.zeros(0, np.int64)
+        if self.uses_action_features:
+            if features is None:
+                features = self.features_of(obs)
+            features = np.asarray(features, np.float32)
+            if features.ndim == 2 and single:
+                features = features[None]
+            if features.shape[:2] != mask.shape:
+                raise ValueError(f"act takes features (B, {mask.shape[1]}, F) with the masks; got {features.shape}")
+            out = np.asarray(self.act_batch(obs, mask, features=features), np.int64)
+            return int(out[0]) if single else out
         if streams is not None and self.uses_streams:
             if streams.shape != (obs.shape[0],) or streams.dtype != np.uint64:
                 raise ValueError(f"streams must be {obs.shape[0]} uint64 stream states, got {streams.shape} "
@@ -45,6 +60,10 @@ class Agent:
     __call__ = act
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def features_of(self, obs: np.ndarray) -> np.ndarray:
+        """The move features of the players these observations belong to (agents that use them say how)."""
         raise NotImplementedError
 
     def __repr__(self):

@@ -242,7 +242,8 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
             if idx.size:
                 entry = entry_of_seat[idx, cur[idx]]
                 own = streams[idx, entry]
-                actions[idx] = agents[i].act(obs[idx], masks[idx], streams=own)
+                features = vg.action_features(games=idx) if agents[i].uses_action_features else None
+                actions[idx] = agents[i].act(obs[idx], masks[idx], streams=own, features=features)
                 streams[idx, entry] = own
         knocked_now = live & (actions == vg.knock_action) if vg.knock_action is not None else live & False
         knocker[knocked_now] = cur[knocked_now]

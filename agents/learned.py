@@ -2,10 +2,13 @@
 
 A model file is a numpy .npz read with allow_pickle=False: a JSON header (array "header", one string) and the
 weights of a ReLU MLP in torch's layout (out, in): trunk.0, trunk.2, ... then the heads "policy" (one output per
-action: logits, or action values for a Deep Monte-Carlo model) and "value". Loading checks the format, the
-names, shapes and dtypes of every array and that the weights are finite, and refuses a model of another game
-or observation length, naming both. Playing needs numpy only (no torch): the agent plays the legal action with
-the highest output.
+action: logits, or action values for a Deep Monte-Carlo model) and "value". A model of format 2 may also score
+each legal move from its features (the header's "move": {"features": F, "hidden": [h1, h2]}): the move's score
+relu(move_hidden(relu(move_state(z) + move_feat(f)))) through move_out, with z the trunk's output and f the
+move's row of the game's `action_features`, is added to the policy head's output for that move. Loading checks
+the format, the names, shapes and dtypes of every array and that the weights are finite, and refuses a model of
+another game or observation length, naming both. Playing needs numpy only (no torch): the agent plays the legal
+action with the highest output.
 """
 import json
 import zipfile
@@ -15,7 +18,8 @@ import numpy as np
 
 from .base import Agent
 
-FORMAT = "quando_env-learned/1"
+FORMAT = "quando_env-learned/2"
+FORMATS = ("quando_env-learned/1", FORMAT)       # what this version reads (format 1: no move scorer)
 MODELS = Path(__file__).resolve().parent / "models"
 HEADER_KEYS = {"format": str, "game": str, "options": dict, "obs_dim": int, "num_actions": int, "hidden": list,
                "head": str, "info": dict}
@@ -35,6 +39,12 @@ def weight_shapes(header: dict) -> dict:
         shapes[f"trunk.{2 * i}.weight"], shapes[f"trunk.{2 * i}.bias"] = (b, a), (b,)
     shapes["policy.weight"], shapes["policy.bias"] = (header["num_actions"], sizes[-1]), (header["num_actions"],)
     shapes["value.weight"], shapes["value.bias"] = (1, sizes[-1]), (1,)
+    move = header.get("move")
+    if move:
+        (h1, h2), f = move["hidden"], move["features"]
+        shapes.update({"move_state.weight": (h1, sizes[-1]), "move_feat.weight": (h1, f), "move_feat.bias": (h1,),
+                       "move_hidden.weight": (h2, h1), "move_hidden.bias": (h2,), "move_out.weight": (1, h2),
+                       "move_out.bias": (1,)})
     return shapes
 
 
@@ -46,8 +56,16 @@ def check_header(header, where: str) -> dict:
         value = header.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ValueError(f"{where}: header field {key!r} must be of type {kind.__name__}, got {value!r}")
-    if header["format"] != FORMAT:
-        raise ValueError(f"{where}: format {header['format']!r}, this version reads {FORMAT!r}")
+    if header["format"] not in FORMATS:
+        raise ValueError(f"{where}: format {header['format']!r}, this version reads {FORMATS}")
+    move = header.get("move")
+    if move is not None:
+        ok = header["format"] != FORMATS[0] and isinstance(move, dict) and set(move) == {"features", "hidden"} \
+            and isinstance(move["hidden"], list) and len(move["hidden"]) == 2 and all(
+                type(x) is int and 1 <= x <= 1 << 16 for x in [move["features"], *move["hidden"]])
+        if not ok:
+            raise ValueError(f"{where}: header field 'move' must be {{'features': F, 'hidden': [h1, h2]}} with "
+                             f"integers 1..65536 (format 2), got {move!r}")
     if header["head"] not in HEADS:
         raise ValueError(f"{where}: head {header['head']!r}, expected one of {HEADS}")
     sizes = [header["obs_dim"], header["num_actions"], *header["hidden"]]
@@ -128,15 +146,27 @@ def load_model(path, game: str | None = None, obs_dim: int | None = None,
     return header, arrays
 
 
-def forward(weights: dict, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(policy head (B, num_actions), value (B,)) of the MLP for observations (B, obs_dim), in numpy."""
+def forward(weights: dict, obs: np.ndarray, masks=None, features=None) -> tuple[np.ndarray, np.ndarray]:
+    """(policy head (B, num_actions), value (B,)) of the MLP for observations (B, obs_dim), in numpy; a model
+    with a move scorer adds each legal move's score (masks (B, num_actions), features (B, num_actions, F))."""
     x = np.asarray(obs, np.float32)
     i = 0
     while f"trunk.{i}.weight" in weights:
         x = np.maximum(x @ weights[f"trunk.{i}.weight"].T + weights[f"trunk.{i}.bias"], 0.0)
         i += 2
-    return x @ weights["policy.weight"].T + weights["policy.bias"], (x @ weights["value.weight"].T)[:, 0] + \
-        weights["value.bias"][0]
+    policy = x @ weights["policy.weight"].T + weights["policy.bias"]
+    if "move_out.weight" in weights:
+        rows, acts = np.nonzero(masks)
+        policy[rows, acts] += move_scores(weights, x, rows, features[rows, acts])
+    return policy, (x @ weights["value.weight"].T)[:, 0] + weights["value.bias"][0]
+
+
+def move_scores(weights: dict, z: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
+    """The move scorer's score of each listed move: feats (L, F) of moves in rows (L,) of the trunk output z."""
+    h = np.maximum((z @ weights["move_state.weight"].T)[rows] + feats @ weights["move_feat.weight"].T
+                   + weights["move_feat.bias"], 0.0)
+    h = np.maximum(h @ weights["move_hidden.weight"].T + weights["move_hidden.bias"], 0.0)
+    return (h @ weights["move_out.weight"].T)[:, 0] + weights["move_out.bias"][0]
 
 
 def check_rules(path, trained: dict, rules: dict, default: dict, given: set) -> None:
@@ -189,16 +219,32 @@ class LearnedAgent(Agent):
         self.path, self.header, self.weights = path, header, weights
         self.game = header["game"]
         self.num_actions = header["num_actions"]
+        self.uses_action_features = bool(header.get("move"))
 
-    def scores(self, obs, masks) -> np.ndarray:
+    def features_of(self, obs) -> np.ndarray:
+        """The move features of observations (the caller had no game to ask): from worlds sampled from them."""
+        from quando_env.core import make_config
+        from quando_env.registry import game_class
+
+        cls = game_class(self.game)
+        config = make_config(cls.config_class, **self.header["options"])
+        features = cls.action_features_of(obs, config)
+        if features.shape[-1] != self.header["move"]["features"]:
+            raise ValueError(f"this learned model takes {self.header['move']['features']} move features, "
+                             f"{self.game} gives {features.shape[-1]}")
+        return features
+
+    def scores(self, obs, masks, features=None) -> np.ndarray:
         """(B, num_actions) policy outputs, -inf where illegal."""
         if obs.shape[1] != self.header["obs_dim"]:
             raise ValueError(f"this learned model of {self.header['game']!r} takes observations of length "
                              f"{self.header['obs_dim']}, got {obs.shape[1]} (another game or player count?)")
-        return np.where(masks, forward(self.weights, obs)[0], -np.inf)
+        if self.uses_action_features and features is None:
+            features = self.features_of(obs)
+        return np.where(masks, forward(self.weights, obs, masks, features)[0], -np.inf)
 
-    def act_batch(self, obs, masks):
-        return self.scores(obs, masks).argmax(axis=1)
+    def act_batch(self, obs, masks, features=None):
+        return self.scores(obs, masks, features).argmax(axis=1)
 
     def __repr__(self):
         return f"LearnedAgent({str(self.path) if self.path else 'in memory'!r})"

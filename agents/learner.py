@@ -77,6 +77,8 @@ class Hyper:
     num_games: int = 256                           # games stepped together
     rollout_steps: int = 64                        # steps of every game per update
     hidden: tuple = (128, 128)                     # MLP trunk widths
+    move_hidden: tuple = ()                        # the move scorer's widths (h1, h2); () for none (games with
+                                                   # legal-move features only)
     lr: float = 3e-4
     bc_lr: float = 1e-3                            # learning rate of the warm start
     gamma: float = 0.997
@@ -121,6 +123,12 @@ class Hyper:
         need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
              f"hidden={shown(self.hidden)}", "1 to 16 integer widths 1..65536")
         self.hidden = tuple(int(h) for h in hidden)
+        move = self.move_hidden if isinstance(self.move_hidden, (tuple, list)) else None
+        need(move is not None and len(move) in (0, 2) and all(is_int(h) and 1 <= h <= 1 << 16 for h in move),
+             f"move_hidden={shown(self.move_hidden)}", "() or two integer widths 1..65536")
+        self.move_hidden = tuple(int(h) for h in move)
+        need(not self.move_hidden or game_class(self.game).action_feature_parts is not None,
+             f"move_hidden={list(self.move_hidden)}", f"() for {self.game}, which has no legal-move features")
         for name, lo, hi, above in (("lr", 0.0, 1.0, True), ("bc_lr", 0.0, 1.0, True), ("gamma", 0.0, 1.0, False),
                                     ("gae_lambda", 0.0, 1.0, False), ("clip", 0.0, None, True),
                                     ("ent_coef", 0.0, None, False), ("vf_coef", 0.0, None, False),
@@ -158,9 +166,11 @@ OTHER_GAMES_DECISIONS = 10_000_000
 
 
 class Net(nn.Module):
-    """A ReLU MLP trunk with a policy head (one output per action) and a value head."""
+    """A ReLU MLP trunk with a policy head (one output per action) and a value head; with `move` = (F, (h1, h2)),
+    a move scorer adds to each legal move's output a score of the trunk's output and the move's features (the
+    candidate move as an input of the network, as in DouZero; agents.learned has the formula)."""
 
-    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple):
+    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple, move: tuple | None = None):
         super().__init__()
         layers, width = [], obs_dim
         for h in hidden:
@@ -169,15 +179,39 @@ class Net(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, num_actions)
         self.value = nn.Linear(width, 1)
+        self.has_move = bool(move)
+        if move:
+            features, (h1, h2) = move
+            self.move_state = nn.Linear(width, h1, bias=False)
+            self.move_feat = nn.Linear(features, h1)
+            self.move_hidden = nn.Linear(h1, h2)
+            self.move_out = nn.Linear(h2, 1)
         for layer in self.modules():
             if isinstance(layer, nn.Linear):
                 nn.init.orthogonal_(layer.weight, 0.01 if layer is self.policy else 2 ** 0.5)
-                nn.init.zeros_(layer.bias)
+                if layer.bias is not None:
+                    nn.init.zeros_(layer.bias)
+        if move:        # scores start at 0: a model given as init plays as it did until the scorer learns
+            nn.init.zeros_(self.move_out.weight)
 
-    def forward(self, x):
-        """x: a tensor of observations, or their nonzeros (agents.sparse: the same result, faster)."""
+    def forward(self, x, moves=None):
+        """x: a tensor of observations, or their nonzeros (agents.sparse: the same result, faster); moves: the
+        legal moves (rows, actions, features (L, F)) for a model with a move scorer."""
         z = self.trunk(x) if torch.is_tensor(x) else self.trunk[1:](sparse.linear(x, self.trunk[0]))
-        return self.policy(z), self.value(z).squeeze(-1)
+        logits = self.policy(z)
+        if self.has_move:
+            rows, acts, feats = moves
+            h = torch.relu(self.move_state(z)[rows] + self.move_feat(feats))
+            score = self.move_out(torch.relu(self.move_hidden(h))).squeeze(-1)
+            logits = logits.index_put((rows, acts), score, accumulate=True)
+        return logits, self.value(z).squeeze(-1)
+
+
+def legal_moves(masks: np.ndarray, feats: np.ndarray) -> tuple:
+    """(rows, actions, features) tensors of the legal moves of a batch, row by row: feats holds their feature rows
+    in that order (L, F)."""
+    rows, acts = np.nonzero(masks)
+    return torch.from_numpy(rows), torch.from_numpy(acts), torch.from_numpy(np.ascontiguousarray(feats))
 
 
 def masked_log_probs(logits, masks):
@@ -210,7 +244,9 @@ class Learner:
         self.teacher = self.heuristic if hp.teacher == "heuristic" else make_agent(
             "rollout", seed=hp.seed, game=hp.game, num_players=self.n, samples=hp.teacher_samples,
             knock_samples=2 * hp.teacher_samples, **hp.options)
-        self.net = Net(self.obs_dim, self.num_actions, hp.hidden)
+        self.num_features = g.action_feature_dim if hp.move_hidden else 0
+        self.net = Net(self.obs_dim, self.num_actions, hp.hidden,
+                       (self.num_features, hp.move_hidden) if hp.move_hidden else None)
         if hp.init:
             header, weights = load_model(hp.init, game=hp.game, obs_dim=self.obs_dim)
             need(tuple(header["hidden"]) == hp.hidden, f"init={hp.init!r} has layers {header['hidden']}",
@@ -218,7 +254,10 @@ class Learner:
             head = "q" if hp.method == "dmc" else "policy"
             need(header["head"] == head, f"init={hp.init!r} has a {header['head']} head",
                  f"a {head} head ({hp.method})")
-            self.load_weights(weights)
+            move = header.get("move")
+            need(not move or move == self.move_header(), f"init={hp.init!r} has the move scorer {move}",
+                 f"the run's {self.move_header()} (move_hidden)")
+            self.load_weights(weights, strict=bool(move) or not hp.move_hidden)   # a flat model starts a scorer
         self.opt = torch.optim.Adam(self.net.parameters(), lr=hp.bc_lr if hp.bc_decisions > 0 else hp.lr, eps=1e-5)
         self.snapshots = []                 # LearnedAgents holding frozen copies of the weights
         self.rows = np.arange(self.B)
@@ -229,8 +268,10 @@ class Learner:
                     "mask": np.zeros((cap, self.num_actions), bool),
                     "act": np.zeros(cap, np.int64), "logp": np.zeros(cap, np.float32),
                     "val": np.zeros(cap, np.float32), "rew": np.zeros(cap, np.float32),
-                    "nxt": np.full(cap, -1, np.int64)}
+                    "nxt": np.full(cap, -1, np.int64), "fstart": np.zeros(cap, np.int64)}
         self.count = 0                      # rows of the buffer in use
+        self.feats = np.zeros((cap * 8 if hp.move_hidden else 0, self.num_features), np.float32)   # legal moves'
+        self.fcount = 0                     # feature rows in use; decision i's start at buf["fstart"][i], in order
         self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
                          "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
         self.imitating = hp.bc_decisions > 0
@@ -260,15 +301,46 @@ class Learner:
     # ------------------------------------------------------------------ acting
     def seat_view(self) -> tuple[np.ndarray, np.ndarray]:
         """What the deciders are given in every game: the observation of the player to move and its legal mask
-        (nothing else of the game reaches a policy)."""
+        (nothing else of the game reaches a policy; the move features, read per decider, are from its view)."""
         return self.game.observe(), self.game.legal_action_mask
 
-    def policy(self, obs: np.ndarray, masks: np.ndarray) -> tuple:
+    def move_header(self) -> dict | None:
+        return {"features": self.num_features, "hidden": list(self.hp.move_hidden)} if self.hp.move_hidden else None
+
+    def legal_features(self, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(L, F) features of the legal moves of the player to move in the listed games, row by row (none without
+        a move scorer)."""
+        if not self.hp.move_hidden:
+            return np.zeros((0, 0), np.float32)
+        return self.game.action_features(games=games)[masks]
+
+    def store_features(self, ids: np.ndarray, feats: np.ndarray) -> None:
+        """Keep the legal moves' feature rows of buffer decisions ids (consecutive, in order)."""
+        if not self.hp.move_hidden:
+            return
+        counts = self.buf["mask"][ids].sum(axis=1)
+        if self.fcount + len(feats) > len(self.feats):
+            grown = np.zeros((max(2 * len(self.feats), self.fcount + len(feats)), self.num_features), np.float32)
+            grown[:self.fcount] = self.feats[:self.fcount]
+            self.feats = grown
+        self.buf["fstart"][ids] = self.fcount + np.cumsum(counts) - counts
+        self.feats[self.fcount:self.fcount + len(feats)] = feats
+        self.fcount += len(feats)
+
+    def stored_features(self, ids: np.ndarray) -> np.ndarray:
+        """The feature rows of buffer decisions ids (any order), concatenated in that order."""
+        counts = self.buf["mask"][ids].sum(axis=1)
+        ends = np.cumsum(counts)
+        rows = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts - self.buf["fstart"][ids], counts)
+        return self.feats[rows]
+
+    def policy(self, obs: np.ndarray, masks: np.ndarray, feats=None) -> tuple:
         """The current policy on rows of observations and masks: (probs (B, num_actions), the distribution the
         learner acts by (ppo: the masked softmax; dmc: epsilon-greedy on the action values), log-probabilities of
         the masked softmax, policy head outputs, values (B,))."""
         with torch.no_grad():
-            logits, value = self.net(sparse.sparse_rows(obs))
+            logits, value = self.net(sparse.sparse_rows(obs), legal_moves(masks, feats) if self.hp.move_hidden
+                                     else None)
             legal = torch.from_numpy(np.ascontiguousarray(masks, bool))
             logp_all = masked_log_probs(logits, legal)
             probs = masked_probs(logp_all, legal).numpy().astype(np.float64)
@@ -278,12 +350,12 @@ class Learner:
             probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
         return probs, logp_all, logits, value.numpy()
 
-    def decide(self, obs, masks, labels=None):
+    def decide(self, obs, masks, labels=None, feats=None):
         """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
         masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
         as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
         actions' values."""
-        probs, logp_all, logits, value = self.policy(obs, masks)
+        probs, logp_all, logits, value = self.policy(obs, masks, feats)
         rows = np.arange(len(obs))
         dagger = labels is not None and self.hp.bc_dagger > 0
         if labels is None or dagger:        # inverse CDF: an action of probability 0 (illegal) is never drawn
@@ -305,6 +377,10 @@ class Learner:
         self.buf["nxt"][:] = -1
         self.last[held] = np.arange(k)
         self.count = k
+        if self.hp.move_hidden:
+            kept = self.stored_features(np.arange(k)) if k else self.feats[:0]
+            self.fcount = 0
+            self.store_features(np.arange(k), kept.copy())
 
     def collect(self) -> tuple[list, np.ndarray]:
         """Step every game `rollout_steps` times. Returns (row ranges of the buffer, one per step, the carried
@@ -321,9 +397,11 @@ class Learner:
             start = self.count
             if mine.size:
                 o, m = obs[mine], masks[mine]
-                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if self.imitating else None)
+                f = self.legal_features(mine, m)
+                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if self.imitating else None, f)
                 ids = start + np.arange(mine.size)
                 b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
+                self.store_features(ids, f)
                 seats = cur[mine]
                 prev = self.last[mine, seats]
                 b["nxt"][prev[prev >= 0]] = ids[prev >= 0]
@@ -334,7 +412,8 @@ class Learner:
             opponents, _ = self.pool()
             for k in np.unique(who[who != LEARNER]):
                 idx = np.flatnonzero(who == k)
-                actions[idx] = opponents[k].act(obs[idx], masks[idx])
+                feats = g.action_features(games=idx) if opponents[k].uses_action_features else None
+                actions[idx] = opponents[k].act(obs[idx], masks[idx], features=feats)
             self.reward(g.step(actions))
         ready = np.ones(self.count, bool)
         ready[self.last[self.last >= 0]] = False
@@ -391,7 +470,8 @@ class Learner:
         for _ in range(hp.epochs):
             for j in np.array_split(idx[self.rng.permutation(idx.size)], max(1, -(-idx.size // hp.minibatch))):
                 j = np.sort(j)
-                out = self.loss(sparse.sparse_rows(b["obs"][j]), torch.from_numpy(b["mask"][j]),
+                moves = legal_moves(b["mask"][j], self.stored_features(j)) if hp.move_hidden else None
+                out = self.loss(sparse.sparse_rows(b["obs"][j]), moves, torch.from_numpy(b["mask"][j]),
                                 torch.from_numpy(b["act"][j]), torch.from_numpy(b["logp"][j]),
                                 torch.from_numpy(adv[j]), torch.from_numpy(ret[j]))
                 self.opt.zero_grad()
@@ -406,10 +486,10 @@ class Learner:
         logs["rollout/mean_return"] = float(ret[idx].mean()) if idx.size else 0.0
         return logs
 
-    def loss(self, obs, masks, acts, old_logp, adv, ret) -> dict:
+    def loss(self, obs, moves, masks, acts, old_logp, adv, ret) -> dict:
         """The minibatch loss of the current phase and method, with its parts by name."""
         hp = self.hp
-        logits, value = self.net(obs)
+        logits, value = self.net(obs, moves)
         v_loss = 0.5 * ((value - ret) ** 2).mean()
         out = {"loss/value": v_loss}
         if hp.method == "dmc":
@@ -481,15 +561,16 @@ class Learner:
         hp = self.hp
         return {"format": FORMAT, "game": self.game.name, "options": self.game.config.to_dict(),
                 "obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(hp.hidden),
-                "head": "q" if hp.method == "dmc" else "policy",
+                "head": "q" if hp.method == "dmc" else "policy", **({"move": self.move_header()} if hp.move_hidden
+                                                                    else {}),
                 "info": {"method": hp.method, "decisions": self.counters["decisions"], "seed": hp.seed}}
 
     def agent(self) -> LearnedAgent:
         """The current policy as an agent (a frozen copy)."""
         return LearnedAgent(header=self.header(), weights=self.weights())
 
-    def load_weights(self, weights: dict) -> None:
-        self.net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
+    def load_weights(self, weights: dict, strict: bool = True) -> None:
+        self.net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()}, strict=strict)
 
     def evaluate(self, games: int | None = None) -> dict:
         """Win rate (and its 95% Wilson interval) of the current policy against n - 1 heuristic players,
@@ -605,7 +686,7 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
             if not isinstance(value, dict):
                 raise ValueError
         elif kind is tuple:
-            value = tuple(int(x) for x in text.split(","))
+            value = tuple(int(x) for x in text.split(",")) if text or name != "move_hidden" else ()
         elif kind is float:
             value = float(text)
         else:

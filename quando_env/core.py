@@ -701,6 +701,22 @@ class Game:
         self._kernels(idx.size).action_features(self.states, np.ascontiguousarray(idx, np.int64), self.cfg, out)
         return out
 
+    @classmethod
+    def action_features_of(cls, obs: np.ndarray, config, seed: int = 0) -> np.ndarray:
+        """(B, num_actions, F) move features of the player each observation (B, obs_dim) belongs to, for callers
+        that hold observations, not games (agents): each from one world sampled from that observation, which gives
+        the features the real game would (they depend only on what the player has seen; tests check it over
+        sampled worlds). Slower than `action_features` (a determinization per row)."""
+        if cls.action_feature_parts is None:
+            raise ValueError(f"{cls.name} has no legal-move features")
+        obs = np.asarray(obs, np.float32)
+        worlds = [cls.sample_states(o, 1, config, seed) for o in obs.reshape(-1, obs.shape[-1])]
+        game = cls(max(len(worlds), 1), autoreset=False, **config.to_dict())
+        if not worlds:
+            return np.zeros((0, cls.num_actions, game.action_feature_dim), np.float32)
+        game.load_states(np.concatenate(worlds))
+        return game.action_features()
+
     def state(self, games=None) -> np.ndarray:
         """(k, state_dim) float32 perfect-information states (for centralised critics and debugging)."""
         states = self.states if games is None else self.states[self.slots(games)]

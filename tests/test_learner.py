@@ -13,12 +13,13 @@ from agents import make_agent
 from agents.base import Agent
 from agents.evaluation import play_match
 from agents.learned import LearnedAgent, default_model, load_model, save_model
-from agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, main, parse_args
+from agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main, parse_args
 from agents.random_agent import RandomAgent
 from quando_env import registry
 from quando_env.registry import game_class
 
 GAMES = ("quando", "cabo", "help")
+FEATURED = tuple(g for g in GAMES if game_class(g).action_feature_parts is not None)   # games with move features
 SHIPPED = GAMES                             # every game has a model in agents/models
 
 
@@ -156,8 +157,8 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
 
 
 # ---------------------------------------------------------------- the policy's input
-@pytest.mark.parametrize("game", GAMES)
-def test_the_policy_depends_only_on_the_seats_observation(game):
+@pytest.mark.parametrize("game, move", [(g, ()) for g in GAMES] + [(g, (16, 8)) for g in FEATURED])
+def test_the_policy_depends_only_on_the_seats_observation(game, move):
     """Worlds sampled consistent with one seat's observation differ in what it has not seen; the learner's view
     of them and its action probabilities are identical. A planted leak (the next seat's observation) fails."""
     cls = game_class(game)
@@ -168,7 +169,7 @@ def test_the_policy_depends_only_on_the_seats_observation(game):
         src.step(src.sample_actions())
     obs = src.observe()[0]
     worlds = cls.sample_states(obs, 16, src.config, seed=1)
-    learner = small_learner(game, hidden=(64,))
+    learner = small_learner(game, hidden=(64,), move_hidden=move)
     with __import__("torch").no_grad():
         for p in learner.net.parameters():
             p.normal_(0.0, 0.1)              # probabilities far from uniform: an input change moves them
@@ -176,17 +177,19 @@ def test_the_policy_depends_only_on_the_seats_observation(game):
     assert len({learner.game.state()[i].tobytes() for i in range(16)}) > 1      # the hidden parts differ
     o, m = learner.seat_view()
     assert (o == obs).all()
-    probs = learner.policy(o, m)[0]
+
+    f = learner.legal_features(np.arange(16), m)
+    probs = learner.policy(o, m, f)[0]
     assert (probs == probs[0]).all() and probs[0].max() < 1.0
 
     nxt = (learner.game.current_player + 1) % 4
-    leaked = learner.policy(learner.game.observe(players=nxt), m)[0]
+    leaked = learner.policy(learner.game.observe(players=nxt), m, f)[0]
     assert not (leaked == leaked[0]).all()
 
     # What collection hands the policy is that same view, row for row.
     seen = []
     decide = learner.decide
-    learner.decide = lambda o, m, labels=None: (seen.append(o.copy()), decide(o, m, labels))[1]
+    learner.decide = lambda o, m, labels=None, feats=None: (seen.append(o.copy()), decide(o, m, labels, feats))[1]
     learner.hp.rollout_steps = 1
     expected = learner.game.observe()
     mine = np.flatnonzero(learner.owner[np.arange(16), learner.game.current_player] == LEARNER)
@@ -552,8 +555,8 @@ def draw_last_legal(learner):
     outputs and values stay the network's)."""
     policy = learner.policy
 
-    def one_hot(obs, masks):
-        p, *rest = policy(obs, masks)
+    def one_hot(obs, masks, feats=None):
+        p, *rest = policy(obs, masks, feats)
         q = np.zeros_like(p)
         q[np.arange(len(obs)), last_legal(masks)] = 1.0
         return (q, *rest)
@@ -723,3 +726,73 @@ def test_terminal_play_builds_learned_opponents_for_its_player_count(shipped):
     with pytest.raises(PlayError, match="cannot play game 'help' for 3 players with observations of length"):
         make_opponent(f"learned:{shipped}", 1, 0, game)
     assert isinstance(make_opponent(f"learned:{shipped}", 1, 0, game_class("help")(1, seed=0)), LearnedAgent)
+
+
+# ---------------------------------------------------------------- the move scorer
+def scrambled(learner):
+    """The learner with random weights far from its initial ones (the move scorer's output starts at zero)."""
+    import torch
+
+    with torch.no_grad():
+        for p in learner.net.parameters():
+            p.normal_(0.0, 0.2)
+    return learner
+
+
+@pytest.mark.parametrize("game", FEATURED)
+def test_a_move_scorer_model_plays_the_same_from_its_file_given_features_or_observations_alone(tmp_path, game):
+    """A model that scores moves saves as format 2; LearnedAgent (numpy) gives the torch network's outputs, and
+    the same moves whether the caller passes the game's move features or the agent derives them from the
+    observations (sampled worlds)."""
+    import torch
+
+    learner = scrambled(small_learner(game, move_hidden=(16, 8)))
+    for _ in range(20):
+        learner.game.step(learner.game.sample_actions())
+    path = save_model(tmp_path / "m.npz", learner.header(), learner.weights())
+    agent = LearnedAgent(path, game=game, num_players=4)
+    assert agent.header["format"] == "quando_env-learned/2" and agent.uses_action_features
+    live = np.flatnonzero(learner.game.current_player >= 0)
+    o, m = learner.game.observe(games=live), learner.game.legal_action_mask[live]
+    feats = learner.game.action_features(games=live)
+    with torch.no_grad():
+        logits = learner.net(torch.from_numpy(o), legal_moves(m, feats[m]))[0].numpy()
+    np.testing.assert_allclose(agent.scores(o, m, feats)[m], logits[m], rtol=1e-4, atol=1e-4)
+    given = agent.act(o, m, features=feats)
+    assert np.array_equal(given, agent.act(o, m)) and np.array_equal(given, np.where(m, logits, -np.inf).argmax(1))
+    flat = LearnedAgent(header={**agent.header, "move": None}, weights={
+        k: v for k, v in agent.weights.items() if not k.startswith("move_")})
+    assert not np.allclose(flat.scores(o, m)[m], logits[m], atol=1e-3)         # the move scores count
+    res = play_match([agent] + [make_agent("heuristic", game=game)] * 3, 4, seed=0, game=game, progress=False,
+                     names=["learned", "h", "h", "h"])
+    assert res.pooled()["learned"]["games"] == 4
+
+
+def test_a_flat_model_starts_a_move_scorer_that_plays_as_it_until_it_learns(tmp_path):
+    """init from a model without a move scorer: the scorer's output starts at zero, so the run plays the init
+    model's moves; a model with another scorer is refused."""
+    learner = scrambled(small_learner("quando"))
+    path = save_model(tmp_path / "flat.npz", learner.header(), learner.weights())
+    flat = LearnedAgent(path)
+    learner = small_learner("quando", init=str(path), move_hidden=(16, 8))
+    o, m = learner.seat_view()
+    np.testing.assert_array_equal(learner.agent().act(o, m, features=learner.game.action_features()), flat.act(o, m))
+    learner.iteration()
+    scored = save_model(path.parent / "scored.npz", learner.header(), learner.weights())
+    with pytest.raises(ValueError, match="move scorer"):
+        small_learner("quando", init=str(scored), move_hidden=(16, 4))
+
+
+def test_the_tiny_game_trains_its_move_scorer_through_the_contract(tiny):
+    """A game with move features (Tiny's: keep or swap, the card held after) trains a move scorer with no
+    learner change."""
+    learner = Learner(tiny_hyper(move_hidden=(16, 8)), heuristic=KeepAgent())
+    for _ in range(40):
+        learner.iteration()
+    after = learner.evaluate()
+    assert after["win_rate"] >= 0.62 and after["ci"][0] > 0.5
+
+
+def test_a_move_scorer_needs_move_features():
+    with pytest.raises(ValueError, match="move_hidden"):
+        Hyper(game="help" if "help" not in FEATURED else "quando", move_hidden=(4,))
