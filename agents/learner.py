@@ -50,7 +50,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from quando_env.checks import as_choice, as_int, is_int, need, shown
+from quando_env.checks import as_choice, as_int, need, shown, to_int
 from quando_env.cli import argtypes
 from quando_env.registry import game_class, game_names
 
@@ -118,9 +118,10 @@ class Hyper:
                              ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
             setattr(self, name, as_int(getattr(self, name), name, lo, hi))
         hidden = self.hidden if isinstance(self.hidden, (tuple, list)) else ()
-        need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
+        widths = [to_int(h) for h in hidden]
+        need(0 < len(widths) <= 16 and all(h is not None and 1 <= h <= 1 << 16 for h in widths),
              f"hidden={shown(self.hidden)}", "1 to 16 integer widths 1..65536")
-        self.hidden = tuple(int(h) for h in hidden)
+        self.hidden = tuple(widths)
         for name, lo, hi, above in (("lr", 0.0, 1.0, True), ("bc_lr", 0.0, 1.0, True), ("gamma", 0.0, 1.0, False),
                                     ("gae_lambda", 0.0, 1.0, False), ("clip", 0.0, None, True),
                                     ("ent_coef", 0.0, None, False), ("vf_coef", 0.0, None, False),

@@ -1,0 +1,142 @@
+"""The second robustness audit's findings, each a test that failed before its fix: integer inputs converted
+before any comparison, model files checked by their directory, checks linear in their input, results kept
+(atomic writes, partial results on stops), records handed out as snapshots, and refusals as ValueErrors."""
+import tracemalloc
+import zipfile
+
+import numpy as np
+import pytest
+
+import quando_env.checks as checks
+from agents.learned import MAX_MODEL_BYTES, LearnedAgent, load_model, save_model
+from quando_env.adapters import single_agent
+from quando_env.adapters.single_agent import LearnerGames
+from quando_env.registry import game_class, game_names
+
+GAMES = game_names()
+
+
+class Liar(int):
+    """An int whose comparisons say it is in every range (and whose int() says 0)."""
+    def __lt__(self, other): return False
+    def __gt__(self, other): return False
+    def __le__(self, other): return True
+    def __ge__(self, other): return True
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __int__(self): return 0
+    __hash__ = int.__hash__
+
+
+def test_to_int_converts_before_comparing():
+    assert checks.to_int(Liar(10**6)) == 10**6 and type(checks.to_int(Liar(7))) is int
+    assert checks.to_int(np.uint64(2**64 - 1)) == 2**64 - 1 and checks.to_int(np.array(3, np.int8)) == 3
+    assert [checks.to_int(x) for x in (True, np.bool_(False), 2.0, "3", None, np.array([3]), np.array(2.0))] == \
+        [None] * 7
+    assert checks.as_int(np.array(5, np.uint16), "n", 0, 9) == 5       # a 0-d integer array, as documented
+    for f in (lambda: checks.as_int(Liar(10**6), "n", 0, 9), lambda: checks.as_ints([Liar(-1)], "games", 0, 9),
+              lambda: checks.as_ints(np.array([Liar(99)], object), "games", 0, 9),
+              lambda: checks.as_action(Liar(2**70), 9) and checks.as_int(Liar(2**70), "a", 0, 8)):
+        with pytest.raises(ValueError):
+            f()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_lying_ints_are_refused_before_the_kernels(name):
+    cls = game_class(name)
+    game = cls(num_games=2, seed=1)
+    before = game.states.tobytes()
+    with pytest.raises(ValueError, match="games"):
+        game.step(np.zeros(1, np.int64), games=[Liar(10**6)])
+    with pytest.raises(ValueError, match="games"):
+        game.observe(games=[Liar(-10**6)])
+    with pytest.raises(ValueError, match="players"):
+        game.observe(players=[Liar(10**6)])
+    with pytest.raises(ValueError, match="g="):
+        game.render_text(Liar(10**6))
+    with pytest.raises(ValueError, match="hand_size"):
+        cls(hand_size=Liar(999))
+    assert game.states.tobytes() == before
+    dealer = "dealer" if "dealer" in cls.setup_keys else None
+    if dealer:
+        with pytest.raises(ValueError, match="dealer"):
+            game.reset(seed=1, dealer=Liar(10**6))
+    learner = LearnerGames(cls, num_games=2, seat=0)
+    with pytest.raises(ValueError, match="action 1000000000 is out of range"):
+        learner.step(np.array([Liar(10**9), Liar(10**9)], object))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_slot_lists_are_checked_in_linear_time(name, monkeypatch):
+    """An accepted games= list builds no message (before, each element built the repr of the whole list)."""
+    game = game_class(name)(num_games=2000, seed=1)
+    learner = LearnerGames(game_class(name), num_games=64, seat=0)
+    shown = []
+    for module in (checks, single_agent):
+        monkeypatch.setattr(module, "shown", lambda x: shown.append(1) or "x")
+    games = list(range(2000))
+    game.observe(games=games)
+    game.step(game.sample_actions(), games=games)
+    game.observe(players=[0] * 2000, games=games)
+    learner.step(np.argmax(learner.action_masks(), axis=1))
+    assert shown == []
+
+
+def tiny_model(tmp_path):
+    header = {"format": "quando_env-learned/1", "game": "help", "options": {"num_players": 4}, "obs_dim": 8,
+              "num_actions": 3, "hidden": [4], "head": "policy", "info": {}}
+    shapes = {"trunk.0.weight": (4, 8), "trunk.0.bias": (4,), "policy.weight": (3, 4), "policy.bias": (3,),
+              "value.weight": (1, 4), "value.bias": (1,)}
+    path = save_model(tmp_path / "m.npz", header, {k: np.ones(s, np.float32) for k, s in shapes.items()})
+    return path, header
+
+
+def npy_header(shape, dtype="<f4") -> bytes:
+    import io
+    f = io.BytesIO()
+    np.lib.format.write_array_header_1_0(f, {"descr": dtype, "fortran_order": False, "shape": shape})
+    return f.getvalue()
+
+
+def test_a_model_file_that_inflates_to_1_gb_is_refused_unread(tmp_path):
+    path, _ = tiny_model(tmp_path)
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        with z.open("extra.npy", "w", force_zip64=True) as f:
+            f.write(npy_header((2**28,)))
+            chunk = bytes(1 << 22)
+            for _ in range(256):                 # 1 GiB of zeros, about 4 MB on disk
+                f.write(chunk)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="extra"):
+            load_model(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 400 << 20
+
+
+def test_model_headers_are_read_before_any_array(tmp_path):
+    path, header = tiny_model(tmp_path)
+    assert LearnedAgent(path).num_actions == 3
+    # The largest layers a header may name ask for 16 GB: refused by the cap, nothing read.
+    big = {**header, "hidden": [65536] * 16}
+    arrays = {"header": np.array(__import__("json").dumps(big))}
+    np.savez(tmp_path / "big.npz", **arrays)
+    with pytest.raises(ValueError, match=f"at most {MAX_MODEL_BYTES >> 20} MiB"):
+        load_model(tmp_path / "big.npz")
+    # An array whose .npy header claims another shape (16 GB) is refused before its data is read.
+    with zipfile.ZipFile(path) as z:
+        members = {i.filename: z.read(i) for i in z.infolist()}
+    members["trunk.0.weight.npy"] = npy_header((65536, 65536)) + bytes(16)
+    with zipfile.ZipFile(tmp_path / "claims.npz", "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"trunk\.0\.weight must be finite float32 of shape \(4, 8\)"):
+            load_model(tmp_path / "claims.npz")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 << 20
