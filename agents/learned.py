@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from quando_env.files import replace_file
+
 from .base import Agent
 
 FORMAT = "quando_env-learned/1"
@@ -83,13 +85,6 @@ def save_arrays(path: Path, arrays: dict) -> None:
         with open(tmp, "wb") as f:
             np.savez(f, **arrays)
     replace_file(path, write)
-
-
-def replace_file(path: Path, write) -> None:
-    """write(a temporary file) then rename it to `path`: a stop while writing never leaves half a file there."""
-    tmp = path.with_name(path.name + ".tmp")
-    write(tmp)
-    tmp.replace(path)
 
 
 def read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, expect=None) -> np.ndarray:

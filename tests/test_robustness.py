@@ -1,12 +1,17 @@
 """The second robustness audit's findings, each a test that failed before its fix: integer inputs converted
 before any comparison, model files checked by their directory, checks linear in their input, results kept
 (atomic writes, partial results on stops), records handed out as snapshots, and refusals as ValueErrors."""
+import argparse
+import json
+import signal
 import tracemalloc
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import quando_env
 import quando_env.checks as checks
 from agents.learned import MAX_MODEL_BYTES, LearnedAgent, load_model, save_model
 from quando_env.adapters import single_agent
@@ -140,3 +145,106 @@ def test_model_headers_are_read_before_any_array(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 10 << 20
+
+
+# ---------------------------------------------------------------- results kept
+def stop_on_call(monkeypatch, k: int, stop):
+    """Let play_batch run k - 1 batches, then call stop() in the k-th."""
+    from agents import evaluation
+    real, calls = evaluation.play_batch, []
+
+    def play_batch(*a, **kw):
+        calls.append(1)
+        if len(calls) == k:
+            stop()
+        return real(*a, **kw)
+    monkeypatch.setattr(evaluation, "play_batch", play_batch)
+
+
+def evaluate_json(tmp_path, capsys):
+    from agents import evaluate_cli
+    out = tmp_path / "r.json"
+    rc = evaluate_cli.main(["--agents", "heuristic", "random", "--games", "8", "--batch-size", "2", "--no-progress",
+                            "--json", str(out)])
+    return rc, json.loads(out.read_text()) if out.exists() else None, capsys.readouterr()
+
+
+def test_sigterm_during_evaluate_writes_the_finished_games_marked_partial(tmp_path, capsys, monkeypatch):
+    stop_on_call(monkeypatch, 3, lambda: signal.raise_signal(signal.SIGTERM))
+    rc, data, captured = evaluate_json(tmp_path, capsys)
+    assert rc == 143 and data["partial"] is True and data["games_played"] == 4
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL      # the handler is put back
+
+
+def test_an_agent_failing_mid_run_keeps_the_finished_games(tmp_path, capsys, monkeypatch):
+    def fail():
+        raise RuntimeError("the plug-in broke")
+    stop_on_call(monkeypatch, 3, fail)
+    rc, data, captured = evaluate_json(tmp_path, capsys)
+    assert rc == 1 and "Traceback" not in captured.err
+    assert data["partial"] is True and data["games_played"] == 4 and "the plug-in broke" in data["error"]
+    assert "an agent failed (RuntimeError: the plug-in broke)" in captured.err
+
+
+def test_a_plugin_whose_constructor_fails_is_one_line_exit_2(tmp_path, capsys):
+    from agents import evaluate_cli
+    plugin = tmp_path / "broken.py"
+    plugin.write_text("class Broken:\n    def __init__(self, **kw):\n        raise RuntimeError('no weights')\n"
+                      "    def act(self, obs, masks):\n        return masks.argmax(1)\n")
+    rc = evaluate_cli.main(["--agents", f"{plugin}:Broken", "random", "--games", "2", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "RuntimeError: no weights" in err[0]
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop", "device", "proc", "folder"])
+def test_output_paths_that_cannot_take_a_file_are_refused_before_any_game(tmp_path, kind):
+    from quando_env.cli import argtypes
+    path = tmp_path / "out.json"
+    if kind == "dangling":
+        path.symlink_to(tmp_path / "nowhere" / "x.json")
+    elif kind == "loop":
+        path.symlink_to(tmp_path / "out2.json")
+        (tmp_path / "out2.json").symlink_to(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path = Path("/dev/full" if kind == "device" else "/proc/self/status")
+    with pytest.raises(argparse.ArgumentTypeError):
+        argtypes.output_file(str(path))
+
+
+def test_a_failed_record_save_keeps_the_good_file(tmp_path, monkeypatch):
+    from quando_env.adapters import record as rec
+    env = quando_env.quando_v0.env()
+    env.reset(seed=1)
+    good = env.unwrapped.game_record()
+    path = tmp_path / "game.json"
+    rec.save(good, path)
+    before = path.read_bytes()
+    real_open = open
+
+    def failing_open(file, mode="r", *a, **kw):        # the disk fills after 1,024 bytes
+        f = real_open(file, mode, *a, **kw)
+        if "w" in mode:
+            write = f.write
+            f.write = lambda text: write(text[:1024]) and (_ for _ in ()).throw(OSError(28, "No space left"))
+        return f
+    monkeypatch.setattr("builtins.open", failing_open)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    with pytest.raises(ValueError, match="No space left"):
+        rec.save(env.unwrapped.game_record(), path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before and rec.load(path) == good
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]           # no temporary file left
+
+
+def test_game_record_is_a_snapshot():
+    env = quando_env.quando_v0.env()
+    env.reset(seed=3)
+    taken = env.unwrapped.game_record()
+    text = json.dumps(taken)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert json.dumps(taken) == text                               # later steps do not reach it
+    taken["config"]["num_players"] = 99
+    taken.clear()
+    assert env.unwrapped.game_record()["config"]["num_players"] == 4       # nor do its edits reach the env

@@ -3,6 +3,7 @@
 A game's `_v0` module subclasses `GameAECEnv` as its `raw_env` (setting `game_class` and `metadata`) and
 wraps it with `wrap`, as PettingZoo's classic environments do.
 """
+import copy
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -217,9 +218,10 @@ class GameAECEnv(AECEnv):
         return self.game.render_text(0, None)
 
     def game_record(self) -> dict:
-        """The JSON-ready record of the game so far (see quando_env.adapters.record)."""
+        """The JSON-ready record of the game so far (see quando_env.adapters.record): a snapshot, which later
+        steps do not change and whose changes do not reach the env's own record."""
         self._need_reset("game_record()")
-        return self.recorder.record
+        return copy.deepcopy(self.recorder.record)
 
     def close(self):
         self.renderer.close()
