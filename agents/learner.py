@@ -34,12 +34,11 @@ Reproducible: torch, numpy and the engine are seeded from `seed`; with the same 
 and its weights are the same. Model files hold no pickle (agents.learned).
 """
 import argparse
+import copy
 import dataclasses
 import json
 import math
-import signal
 import sys
-import threading
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from quando_env.registry import game_class, game_names
 from . import sparse
 from .evaluation import MAX_GAMES as MAX_MATCH_GAMES
 from .learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
+from .stops import Stopped, lock_folder, sigterm_stops
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
@@ -189,6 +189,10 @@ def masked_log_probs(logits, masks):
 def masked_probs(logp_all, masks):
     """exp(masked_log_probs), 0 where illegal, without exp(-1e9) (an underflow that makes exp ~15x slower)."""
     return torch.where(masks, logp_all, 0.0).exp() * masks
+
+
+class Diverged(ValueError):
+    """An update made the weights NaN or infinite (they are restored to what they were before it)."""
 
 
 class Learner:
@@ -450,7 +454,13 @@ class Learner:
         before = dict(c)
         segments, ready = self.collect()
         t1 = time.perf_counter()
+        good = copy.deepcopy(self.net.state_dict()), copy.deepcopy(self.opt.state_dict())
         logs = self.update(segments, ready)
+        if not all(torch.isfinite(p).all() for p in self.net.parameters()):
+            self.net.load_state_dict(good[0])       # the last good model stays, and Adam's moments with it
+            self.opt.load_state_dict(good[1])
+            raise Diverged(f"the learning diverged at {c['decisions']:,} decisions (update {c['updates'] + 1}): "
+                           f"weights became NaN or infinite (loss {logs.get('loss/total', float('nan')):.4g})")
         t2 = time.perf_counter()
         done = int(ready.sum())
         c["decisions"] += done
@@ -703,14 +713,6 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
     plt.close(fig)
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM during a run: handled as Ctrl-C is (saved, then exit status 143)."""
-
-
-def _stop(signum, frame):
-    raise Stopped
-
-
 def main(argv=None, prog: str = "python -m agents.learner") -> int:
     """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C, 143 after SIGTERM (a scheduler's or
     kill's stop; a background job of a shell ignores Ctrl-C), both with the model and state saved. `prog`:
@@ -733,6 +735,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
             learner = Learner(args.hyper)
         option = "--out"
         out.mkdir(parents=True, exist_ok=True)
+        lock = lock_folder(out)         # one run per folder, held until this process ends
     except (OSError, ValueError, TypeError) as e:
         print(f"{prog}: error: argument {option}: {e}", file=sys.stderr)
         return 2
@@ -788,8 +791,8 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
                disable=args.no_progress, smoothing=0.1)
     next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
     next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
-    on_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _stop) if on_main else None
+    stops = sigterm_stops()
+    stops.__enter__()
     if goal is not None and c["decisions"] >= goal:
         log(f"the run has {c['decisions']:,} decisions already, at least --timesteps {goal:,}: nothing to train")
     try:
@@ -821,9 +824,17 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
         writer.close()
         logf.close()
         return 143 if isinstance(e, Stopped) else 130
+    except Diverged as e:
+        bar.close()
+        save()
+        log(f"{prog}: error: {e}; the last good model and state are saved in {out} (--resume continues from "
+            "them: lower lr or max_grad_norm with --set)")
+        writer.close()
+        logf.close()
+        return 1
     finally:
-        if on_main:
-            signal.signal(signal.SIGTERM, previous)
+        stops.__exit__(None, None, None)
+        lock.close()
     bar.close()
     writer.close()
     s = summary()

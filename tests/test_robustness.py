@@ -248,3 +248,47 @@ def test_game_record_is_a_snapshot():
     taken["config"]["num_players"] = 99
     taken.clear()
     assert env.unwrapped.game_record()["config"]["num_players"] == 4       # nor do its edits reach the env
+
+
+# ---------------------------------------------------------------- training runs
+def learner_args(out, *extra):
+    return ["--game", "help", "--out", str(out), "--eval-every", "100000", "--eval-games", "4", "--checkpoint-every",
+            "100000", "--set", "num_games=8", "--set", "rollout_steps=8", "--set", "hidden=8", "--set",
+            "bc_decisions=0", "--no-progress", *extra]
+
+
+def test_a_diverged_run_stops_with_a_clear_message_and_keeps_its_last_good_model(tmp_path, monkeypatch, capsys):
+    import torch
+
+    from agents import learner
+    update, calls = learner.Learner.update, []
+
+    def diverging(self, *a):
+        logs = update(self, *a)
+        calls.append(1)
+        if len(calls) == 3:
+            with torch.no_grad():
+                next(self.net.parameters())[0, 0] = float("nan")
+        return logs
+    monkeypatch.setattr(learner.Learner, "update", diverging)
+    out = tmp_path / "run"
+    assert learner.main(learner_args(out, "--timesteps", "100000")) == 1
+    assert "the learning diverged at" in capsys.readouterr().out
+    header, weights = load_model(out / "model.npz")            # finite: the last good model
+    monkeypatch.undo()
+    state = json.loads((out / "state.json").read_text())
+    assert state["counters"]["updates"] == 2
+    assert learner.main(learner_args(out, "--resume", "--timesteps", str(state["counters"]["decisions"] + 50))) == 0
+
+
+def test_two_runs_into_one_folder_are_refused(tmp_path, capsys):
+    from agents import learner, stops
+    out = tmp_path / "run"
+    out.mkdir()
+    held = stops.lock_folder(out)
+    try:
+        assert learner.main(learner_args(out, "--timesteps", "10")) == 2
+        assert "another run is writing to" in capsys.readouterr().err
+    finally:
+        held.close()
+    assert learner.main(learner_args(out, "--timesteps", "10")) == 0
