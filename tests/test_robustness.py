@@ -292,3 +292,35 @@ def test_two_runs_into_one_folder_are_refused(tmp_path, capsys):
     finally:
         held.close()
     assert learner.main(learner_args(out, "--timesteps", "10")) == 0
+
+
+# ---------------------------------------------------------------- clear refusals
+def test_sb3_set_attr_seat_is_refused_and_get_attr_indices_do_not_wrap():
+    from quando_env.adapters.sb3_vec_env import GameVecEnv
+    venv = GameVecEnv(num_envs=3, game="help", seat=1)
+    assert venv.get_attr("seat", [0, 2]) == [1, 1]
+    with pytest.raises(ValueError, match="set_attr\\('seat'\\)"):
+        venv.set_attr("seat", 0)
+    for bad in (-1, [3], [Liar(-1)], [True]):
+        with pytest.raises(ValueError, match="indices"):
+            venv.get_attr("seat", bad)
+
+
+def test_openspiel_state_text_with_out_of_range_actions_is_a_value_error():
+    from quando_env.integrations import openspiel
+    game = openspiel.load_game("python_help")
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    record = json.loads(state.serialize())
+    for bad in (-1, 2**70):            # a SpielError and a TypeError before
+        with pytest.raises(ValueError, match="action 1 is"):
+            game.deserialize_state(json.dumps({**record, "actions": [*record["actions"], bad]}))
+
+
+def test_replay_require_proof_fails_a_record_without_proof(capsys):
+    from quando_env.cli import main
+    path = str(Path(__file__).parent / "data" / "quando_record_before_contract.json")
+    assert main(["replay", path]) == 0
+    assert main(["replay", path, "--require-proof"]) == 1
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("not proven")
+    assert main(["replay", str(Path(__file__).parent / "data" / "quando_record_v2.json"), "--require-proof"]) == 0

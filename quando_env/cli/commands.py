@@ -32,12 +32,13 @@ def demo(args) -> int:
     return 0
 
 
-def replay_file(path, game=None, show=False, step=None) -> int:
+def replay_file(path, game=None, show=False, step=None, require_proof=False) -> int:
     """Print a record turn by turn, each move named in its context, checking every action against the rules
     and every round against the record's proof; the last line says whether the record was proven. game: the
     game the record must be of; show: the omniscient table before every move and after the last; step: only
     the table at that position (0 .. the number of actions, the last being the position after the last
-    action), checked before anything is replayed."""
+    action), checked before anything is replayed. require_proof: status 1 for a record that replays but is not
+    proven (format /1)."""
     record = rec.load(path)
     name = rec.game_class_of(record).name
     if game is not None and game != name:
@@ -80,4 +81,5 @@ def replay_file(path, game=None, show=False, step=None) -> int:
     else:
         print(f"not proven: a {record['format']} record carries no proof (its actions are legal and its final "
               f"totals match)")
+        return 1 if require_proof else 0
     return 0
