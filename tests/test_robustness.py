@@ -324,3 +324,24 @@ def test_replay_require_proof_fails_a_record_without_proof(capsys):
     assert main(["replay", path, "--require-proof"]) == 1
     assert capsys.readouterr().out.strip().splitlines()[-1].startswith("not proven")
     assert main(["replay", str(Path(__file__).parent / "data" / "quando_record_v2.json"), "--require-proof"]) == 0
+
+
+def test_ctrl_c_during_an_aec_step_leaves_a_record_that_verifies(monkeypatch):
+    """SIGINT arriving after the engine stepped and before the record noted it: the step finishes, then
+    KeyboardInterrupt; before, the record missed the action and failed verify."""
+    from quando_env.adapters import record as rec
+    from quando_env import help_v0
+    env = help_v0.env()
+    env.reset(seed=4)
+    raw = env.unwrapped
+    after_step = raw.recorder.after_step
+
+    def interrupted(action):
+        signal.raise_signal(signal.SIGINT)
+        after_step(action)
+    monkeypatch.setattr(raw.recorder, "after_step", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    record = raw.game_record()
+    assert len(record["actions"]) == 1 and rec.verify(record)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

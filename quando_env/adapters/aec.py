@@ -12,7 +12,7 @@ from pettingzoo.utils import wrappers
 from .. import picture
 from ..checks import as_action, as_int, as_seed, need, shown
 from ..core import F_TERMINATED, F_TRUNCATED
-from .atomic import ENGINE, Snapshot, all_or_nothing
+from .atomic import ENGINE, Snapshot, all_or_nothing, uninterrupted
 from .record import Recorder
 
 
@@ -150,24 +150,25 @@ class GameAECEnv(AECEnv):
         a = as_action(action, g.num_actions)
         if not 0 <= a < g.num_actions or not g.masks[0, a]:
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
-        self._cumulative_rewards[agent] = 0.0
-        self._action[0] = a
-        r = g.step(self._action, checked=True)[0].tolist()
-        self.recorder.after_step(a)
-        self.rewards = dict(zip(self.possible_agents, r))
-        self._update_infos()
-        flags = g.flags[0].tolist()
-        terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
-        if terminated or truncated:
-            done = {ag: True for ag in self.agents}
-            if terminated:
-                self.terminations = done
+        with uninterrupted():      # Ctrl-C waits until the step and its record are both done
+            self._cumulative_rewards[agent] = 0.0
+            self._action[0] = a
+            r = g.step(self._action, checked=True)[0].tolist()
+            self.recorder.after_step(a)
+            self.rewards = dict(zip(self.possible_agents, r))
+            self._update_infos()
+            flags = g.flags[0].tolist()
+            terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
+            if terminated or truncated:
+                done = {ag: True for ag in self.agents}
+                if terminated:
+                    self.terminations = done
+                else:
+                    self.truncations = done
+                self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
             else:
-                self.truncations = done
-            self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
-        else:
-            self.agent_selection = self.possible_agents[int(self._cur[0])]
-        self._accumulate_rewards()
+                self.agent_selection = self.possible_agents[int(self._cur[0])]
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
