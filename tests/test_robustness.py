@@ -345,3 +345,10 @@ def test_ctrl_c_during_an_aec_step_leaves_a_record_that_verifies(monkeypatch):
     record = raw.game_record()
     assert len(record["actions"]) == 1 and rec.verify(record)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize("game", [None, 5, ["help"], dict])
+def test_make_vec_env_names_a_bad_game(game):
+    from quando_env.adapters.training_envs import make_vec_env
+    with pytest.raises(ValueError, match="game="):          # a TypeError ('NoneType' is not callable) before
+        make_vec_env(game=game)
