@@ -352,3 +352,15 @@ def test_make_vec_env_names_a_bad_game(game):
     from quando_env.adapters.training_envs import make_vec_env
     with pytest.raises(ValueError, match="game="):          # a TypeError ('NoneType' is not callable) before
         make_vec_env(game=game)
+
+
+def test_every_test_the_guarantees_page_names_exists():
+    import re
+    root = Path(__file__).parent
+    text = (root.parent / "docs" / "guarantees.md").read_text()
+    assert "issue" not in text.lower()
+    defined = set(re.findall(r"^def (test_\w+)", "".join(p.read_text() for p in root.glob("test_*.py")), re.M))
+    named = set(re.findall(r"`(test_\w+)`", text)) - {p.stem for p in root.glob("test_*.py")}
+    assert named and named <= defined, sorted(named - defined)
+    for file in re.findall(r"`(test_\w+\.py)`", text):
+        assert (root / file).is_file(), file
