@@ -8,14 +8,14 @@ import time
 from functools import partial
 
 from quando_env.cli import argtypes
-from quando_env.files import write_text
 from quando_env.core import MAX_GAMES as MAX_BATCH
+from quando_env.files import write_text
 from quando_env.registry import game_class, game_names
 
 from . import NAMES_HELP, check_agent, make_agent, plugins
 from .evaluation import MAX_GAMES, AgentFailed, Interrupted, build_agents, format_table, play_match
-from .stops import Stopped, sigterm_stops
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
+from .stops import Stopped, sigterm_stops
 
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i

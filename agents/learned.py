@@ -125,7 +125,7 @@ def load_model(path, game: str | None = None, obs_dim: int | None = None,
         raise ValueError(f"{path}: not a learned model file (over {MAX_MODEL_BYTES >> 20} MiB)")
     with open(path, "rb") as f:
         magic = f.read(6)
-    if magic == b"\x93NUMPY" and path.stat().st_size > 10:
+    if magic == b"\x93NUMPY":
         raise ValueError(f"{path}: not a learned model file (a single .npy array)")
     try:
         with zipfile.ZipFile(path) as z:

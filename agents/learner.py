@@ -714,8 +714,9 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
 
 
 def main(argv=None, prog: str = "python -m agents.learner") -> int:
-    """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C, 143 after SIGTERM (a scheduler's or
-    kill's stop; a background job of a shell ignores Ctrl-C), both with the model and state saved. `prog`:
+    """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
+    after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
+    both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
     the command's name in its messages and log (train.py runs this with its own)."""
     args = parse_args(argv, prog)
     from torch.utils.tensorboard import SummaryWriter

@@ -96,7 +96,7 @@ def as_ints(x, name: str, lo: int, hi: int) -> np.ndarray:
         items = x.reshape(-1).tolist() if x.dtype == object else None
     elif is_int(x):
         items = [x]
-    elif isinstance(x, (str, bytes, dict, set, frozenset)):
+    elif isinstance(x, (str, bytes)):
         items = None
     else:
         try:

@@ -364,3 +364,12 @@ def test_every_test_the_guarantees_page_names_exists():
     assert named and named <= defined, sorted(named - defined)
     for file in re.findall(r"`(test_\w+\.py)`", text):
         assert (root / file).is_file(), file
+
+
+@pytest.mark.parametrize("agent", [["player_0"], {}, [0]])
+def test_aec_observe_of_an_unhashable_agent_is_a_value_error(agent):
+    from quando_env import help_v0
+    env = help_v0.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="agent="):      # a TypeError (unhashable) before
+        env.observe(agent)

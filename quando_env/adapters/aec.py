@@ -186,7 +186,7 @@ class GameAECEnv(AECEnv):
         """The agent's observation vector, and its action mask (all zero unless it is to move; any of
         possible_agents, also once it has left the game)."""
         self._need_reset("observe()")
-        if agent not in self._index:
+        if not isinstance(agent, str) or agent not in self._index:       # (a list is unhashable: a TypeError)
             raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
         g = self.game
         self._seat[0] = self._index[agent]

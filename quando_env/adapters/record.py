@@ -22,9 +22,9 @@ import json
 
 import numpy as np
 
-from ..files import write_text
 from ..checks import SEED_MAX, as_int, is_int, need, shown
 from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, make_config
+from ..files import write_text
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof
 MAX_RECORD_BYTES = 4 * 2**20    # a record file larger than this is refused unread (see load)
