@@ -203,10 +203,13 @@ def run(args, fired: list) -> int:
     except KeyboardInterrupt:       # before play_match had any result to carry (e.g. building the agents)
         played = 0
     stopped = 143 if fired else 130     # SIGTERM, or Ctrl-C
+    if played == 0 and failed is not None:      # nothing finished: the agent's error alone, in one line
+        print(f"evaluate.py: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
+              file=sys.stderr)
+        return 2 if isinstance(failed, (ValueError, OSError)) else 1
     if played == 0:
-        print("evaluate.py: " + (f"an agent failed ({failed})" if failed else "interrupted") +
-              " before any game finished: nothing written", file=sys.stderr)
-        return 1 if failed else stopped
+        print("evaluate.py: interrupted before any game finished: nothing written", file=sys.stderr)
+        return stopped
     print(table)
     if played is not None:
         out.update(partial=True, games_played=played)

@@ -171,9 +171,10 @@ def evaluate_json(tmp_path, capsys):
 
 def test_sigterm_during_evaluate_writes_the_finished_games_marked_partial(tmp_path, capsys, monkeypatch):
     stop_on_call(monkeypatch, 3, lambda: signal.raise_signal(signal.SIGTERM))
+    before = signal.getsignal(signal.SIGTERM)
     rc, data, captured = evaluate_json(tmp_path, capsys)
     assert rc == 143 and data["partial"] is True and data["games_played"] == 4
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL      # the handler is put back
+    assert signal.getsignal(signal.SIGTERM) is before      # the handler is put back
 
 
 def test_an_agent_failing_mid_run_keeps_the_finished_games(tmp_path, capsys, monkeypatch):
