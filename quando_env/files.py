@@ -24,7 +24,7 @@ def output_target(path) -> Path:
 
 
 def _create_temporary(real: Path) -> Path:
-    tmp = real.with_name(f".{real.name}.{uuid.uuid4().hex[:12]}.tmp")
+    tmp = real.with_name(f"{real.name}.{uuid.uuid4().hex[:12]}.tmp")
     os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))     # the umask applies, as for open()
     return tmp
 
