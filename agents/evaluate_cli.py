@@ -9,11 +9,13 @@ from functools import partial
 
 from quando_env.cli import argtypes
 from quando_env.core import MAX_GAMES as MAX_BATCH
+from quando_env.files import write_text
 from quando_env.registry import game_class, game_names
 
 from . import NAMES_HELP, check_agent, make_agent, plugins
-from .evaluation import MAX_GAMES, Interrupted, build_agents, format_table, play_match
+from .evaluation import MAX_GAMES, AgentFailed, Interrupted, build_agents, format_table, play_match
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
+from .stops import Stopped, sigterm_stops
 
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
@@ -122,19 +124,24 @@ def build(name: str, seed: int, args, root: str | None = None):
     if name == "rollout" and args.rollout_samples is not None:
         kwargs["samples"] = args.rollout_samples
         kwargs["knock_samples"] = 2 * args.rollout_samples
-    return make_agent(name, seed=seed, game=args.game, num_players=args.players, options=rules(args), **kwargs)
+    try:
+        return make_agent(name, seed=seed, game=args.game, num_players=args.players, options=rules(args), **kwargs)
+    except (ValueError, OSError):
+        raise
+    except Exception as e:      # a plug-in whose constructor fails: one line, as for any agent that cannot be made
+        raise ValueError(f"agent {name!r} could not be made: {type(e).__name__}: {e}") from e
 
 
-def play(args, runner) -> tuple[dict, dict, int | None, str]:
-    """Play the match or league: (its JSON, the summary to chart, the games played when Ctrl-C stopped it early
-    (None when it ran to the end), its table)."""
+def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | None]:
+    """Play the match or league: (its JSON, the summary to chart, the games played when Ctrl-C, SIGTERM or a
+    failing agent stopped it early (None when it ran to the end), its table, the agent's error if one failed)."""
     n = args.players
     names = args.league or args.agents
     makers = [partial(build, plugins.canonical(name), args.seed + AGENT_SEED_STEP * i, args,
                       plugins.import_root(name)) for i, name in enumerate(names)]
     what = args.game + (f", {args.edition}" if args.edition else "")
     higher = game_class(args.game).higher_total_wins
-    played = None
+    played = failed = None
     t0 = time.time()
     where = f" on Ray ({runner.num_cpus} CPUs)" if runner else ""
     if args.league:
@@ -142,26 +149,28 @@ def play(args, runner) -> tuple[dict, dict, int | None, str]:
             result = play_league(dict(zip(names, makers)), args.games, seed=args.seed, num_players=n,
                                  progress=not args.no_progress, batch_size=args.batch_size, game=args.game,
                                  runner=runner, **rules(args))
-        except Interrupted as stop:
+        except (Interrupted, AgentFailed) as stop:
             result, played = stop.result, stop.result["games_played"]
+            failed = getattr(stop, "error", None)
         title = (f"{what}: league of {len(names)} agents, {n} players, {len(result['lineups'])} lineups x "
                  f"{args.games} games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
                  f"{partial_note(played, len(result['lineups']) * args.games)}")
         out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args),
                "higher_total_wins": higher, **result}
-        return out, result["ratings"], played, title + "\n" + format_ratings(result, higher)
+        return out, result["ratings"], played, title + "\n" + format_ratings(result, higher), failed
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
                          batch_size=args.batch_size, progress=not args.no_progress, game=args.game, runner=runner,
                          num_players=n, **rules(args))
-    except Interrupted as stop:
+    except (Interrupted, AgentFailed) as stop:
         res, played = stop.result, len(stop.result.places)
+        failed = getattr(stop, "error", None)
     summary = res.pooled()
     table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
                                   f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
            **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary}
-    return out, summary, played, table
+    return out, summary, played, table, failed
 
 
 def partial_note(played: int | None, planned: int) -> str:
@@ -173,26 +182,42 @@ def partial_note(played: int | None, planned: int) -> str:
 
 def main(argv=None) -> int:
     """Exit status 0; 2 for a bad option (nothing played) or an agent or Ray that cannot be set up; 130 after
-    Ctrl-C (the games finished by then are reported and written, marked partial, if there are any)."""
+    Ctrl-C, 143 after SIGTERM and 1 after an agent raised (the games finished by then are reported and written,
+    marked partial, if there are any)."""
     args = parse_args(argv)
     try:
+        with sigterm_stops() as fired:
+            return run(args, fired)
+    except Stopped:         # a second SIGTERM while the results were written
+        return 143
+
+
+def run(args, fired: list) -> int:
+    failed = None
+    try:
         runner = ray_runner(args.ray)
-        out, summary, played, table = play(args, runner)
+        out, summary, played, table, failed = play(args, runner)
     except (ValueError, OSError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:       # before play_match had any result to carry (e.g. building the agents)
         played = 0
+    stopped = 143 if fired else 130     # SIGTERM, or Ctrl-C
+    if played == 0 and failed is not None:      # nothing finished: the agent's error alone, in one line
+        print(f"evaluate.py: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
+              file=sys.stderr)
+        return 2 if isinstance(failed, (ValueError, OSError)) else 1
     if played == 0:
         print("evaluate.py: interrupted before any game finished: nothing written", file=sys.stderr)
-        return 130
+        return stopped
     print(table)
     if played is not None:
         out.update(partial=True, games_played=played)
+        if failed is not None:
+            out["error"] = f"{type(failed).__name__}: {failed}"
     try:
         if args.json:
-            with open(args.json, "w") as f:
-                json.dump(out, f, indent=2)
+            write_text(args.json, json.dumps(out, indent=2))
         if args.plot:
             from .plots import plot_ratings, plot_summary
 
@@ -206,7 +231,8 @@ def main(argv=None) -> int:
         print(f"evaluate.py: error: could not write the results: {e}", file=sys.stderr)
         return 1
     if played is not None:
-        print(f"evaluate.py: interrupted: the {played} games finished are reported" +
+        why = f"an agent failed ({out['error']})" if failed is not None else "interrupted"
+        print(f"evaluate.py: {why}: the {played} games finished are reported" +
               (" and written, marked partial" if args.json or args.plot else ""), file=sys.stderr)
-        return 130
+        return 1 if failed is not None else stopped
     return 0

@@ -18,7 +18,7 @@ something for the game: knock counts only for a game with a knock (Game.knock_ac
 A match is cut into batches (split_games) that play_batch plays one at a time: play_match plays them here one
 after another, or hands them to a runner (agents.ray_tasks.RayRunner: Ray tasks on every CPU of a cluster),
 and adds up their results whatever order they come back in. Ctrl-C raises Interrupted, a KeyboardInterrupt
-carrying the results of the batches that had come back.
+carrying the results of the batches that had come back; an agent that raises, AgentFailed carrying them.
 """
 from dataclasses import dataclass, field
 from functools import partial
@@ -119,6 +119,15 @@ class MatchResult:
         return {k: v.summary(has_knock(self.game)) for k, v in out.items()}
 
 
+class AgentFailed(Exception):
+    """An agent raised during a match (or league): `result` holds what finished before it, as for Interrupted,
+    and `error` the agent's exception (also the __cause__)."""
+
+    def __init__(self, result, error: BaseException):
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.result, self.error = result, error
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C during a match (or league): `result` holds what finished before it, the games of the batches
     that had come back (a MatchResult, or a league's result dict), for a caller to report as partial."""
@@ -206,6 +215,8 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
             all_totals[rows], all_places[rows], got[rows] = r.totals, r.places, True
     except KeyboardInterrupt:
         raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], game)) from None
+    except Exception as e:          # a failing agent: the finished batches are kept
+        raise AgentFailed(MatchResult(names, stats, all_totals[got], all_places[got], game), e) from e
     finally:
         bar.close()
     return MatchResult(names, stats, all_totals, all_places, game)

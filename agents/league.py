@@ -3,7 +3,7 @@ game's own: agents.evaluation.places)."""
 from functools import partial
 from itertools import combinations
 
-from .evaluation import COLUMNS, Interrupted, SeatStats, build_agents, format_table, has_knock, play_match
+from .evaluation import COLUMNS, AgentFailed, Interrupted, SeatStats, build_agents, format_table, has_knock, play_match
 
 LINEUP_SEED_STEP = 100_003    # lineup l of a league plays the games seeded seed + 100_003 l + j
 
@@ -50,6 +50,10 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
             rate(model, ratings, stats, stop.result)
             raise Interrupted(league_result(ratings, stats, table, games_per_lineup,
                                             played + len(stop.result.places), game)) from None
+        except AgentFailed as stop:
+            rate(model, ratings, stats, stop.result)
+            raise AgentFailed(league_result(ratings, stats, table, games_per_lineup,
+                                            played + len(stop.result.places), game), stop.error) from stop.error
         rate(model, ratings, stats, res)
         played += len(res.places)
     return league_result(ratings, stats, table, games_per_lineup, played, game)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from quando_env.files import replace_file
+
 from .base import Agent
 
 FORMAT = "quando_env-learned/2"
@@ -24,6 +26,12 @@ MODELS = Path(__file__).resolve().parent / "models"
 HEADER_KEYS = {"format": str, "game": str, "options": dict, "obs_dim": int, "num_actions": int, "hidden": list,
                "head": str, "info": dict}
 HEADS = ("policy", "q")
+MAX_MODEL_BYTES = 256 << 20     # weights a model file may hold (the shipped ones hold about 1 MiB)
+MAX_HEADER_BYTES = 1 << 20
+
+
+class HeaderError(ValueError):
+    """A model archive whose header is read but does not fit its arrays (its message needs no other words)."""
 
 
 def default_model(game: str, num_players: int = 4) -> Path:
@@ -97,45 +105,93 @@ def save_arrays(path: Path, arrays: dict) -> None:
     replace_file(path, write)
 
 
-def replace_file(path: Path, write) -> None:
-    """write(a temporary file) then rename it to `path`: a stop while writing never leaves half a file there."""
-    tmp = path.with_name(path.name + ".tmp")
-    write(tmp)
-    tmp.replace(path)
+def read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, expect=None) -> np.ndarray:
+    """One array of an .npz archive, its .npy header read (and checked against `expect`: (shape, dtype)) before
+    any data: the data read is exactly what that header announces, and no more than its declared size."""
+    with z.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f"{info.filename}: .npy format {version}")
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read(f, max_header_size=10_000)
+        if dtype.hasobject:
+            raise ValueError(f"{info.filename}: objects (a pickle)")
+        if expect is not None and (shape, dtype) != expect:
+            raise ValueError(f"{info.filename} holds {dtype} {shape}, expected {expect[1]} {expect[0]}")
+        size = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if size != info.file_size - f.tell():
+            raise ValueError(f"{info.filename}: {info.file_size - f.tell()} bytes of data for {dtype} {shape}")
+        data = f.read(size)
+    if len(data) != size:
+        raise ValueError(f"{info.filename}: cut short")
+    a = np.frombuffer(data, dtype)
+    return a.reshape(shape[::-1]).T if fortran else a.reshape(shape)
 
 
 def load_model(path, game: str | None = None, obs_dim: int | None = None,
                num_players: int | None = None) -> tuple[dict, dict]:
     """(header, weights) of a model file, checked; game / obs_dim: refuse a model made for others (num_players:
-    the player count those observations are of, named in the refusal)."""
+    the player count those observations are of, named in the refusal).
+
+    The archive's directory and each array's .npy header are checked (names, shapes, dtypes, sizes, at most
+    MAX_MODEL_BYTES in all) before any array is read, so a small file cannot make this allocate much more
+    than the model it claims to be."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no learned model at {path}")
+    if path.stat().st_size > MAX_MODEL_BYTES:
+        raise ValueError(f"{path}: not a learned model file (over {MAX_MODEL_BYTES >> 20} MiB)")
+    with open(path, "rb") as f:
+        magic = f.read(6)
+    if magic == b"\x93NUMPY":
+        raise ValueError(f"{path}: not a learned model file (a single .npy array)")
     try:
-        f = np.load(path, allow_pickle=False)
-        if not isinstance(f, np.lib.npyio.NpzFile):
-            raise ValueError("a single .npy array")
-        with f:
-            arrays = {k: f[k] for k in f.files}
-    except ValueError as e:             # numpy's words for a file that is not .npy/.npz speak of pickles
-        raise ValueError(f"{path}: not a learned model file (not an .npz archive of arrays)"
-                         + (f": {e}" if "pickle" not in str(e) else "")) from None
-    except (OSError, zipfile.BadZipFile, EOFError, KeyError) as e:
+        with zipfile.ZipFile(path) as z:
+            members = {}
+            for info in z.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                if name in members:
+                    raise ValueError(f"{info.filename} twice")
+                members[name] = info
+            if "header" not in members:
+                raise ValueError("no JSON header")
+            if members["header"].file_size > MAX_HEADER_BYTES:
+                raise ValueError(f"a header of {members['header'].file_size} bytes")
+            try:
+                head = read_member(z, members.pop("header"))
+            except ValueError:
+                raise ValueError("no JSON header") from None
+            if head.shape != () or head.dtype.kind != "U":
+                raise ValueError("no JSON header")
+            try:
+                header = json.loads(str(head[()]))
+            except json.JSONDecodeError as e:
+                raise HeaderError(f"the header is not JSON ({e})") from None
+            check_header(header, str(path))
+            shapes = weight_shapes(header)
+            total = sum(int(np.prod(shape, dtype=object)) * 4 for shape in shapes.values())
+            if total > MAX_MODEL_BYTES:
+                raise HeaderError(f"its header asks for {total >> 20} MiB of weights, at most {MAX_MODEL_BYTES >> 20}"
+                                  " MiB are read")
+            if set(members) != set(shapes):
+                raise HeaderError(f"arrays {sorted(members)}, a model with this header has {sorted(shapes)}")
+            arrays = {}
+            for name, shape in shapes.items():
+                try:
+                    arrays[name] = read_member(z, members[name], (shape, np.dtype("<f4")))
+                except ValueError:
+                    raise HeaderError(f"{name} must be finite float32 of shape {shape}") from None
+    except HeaderError as e:
+        raise ValueError(f"{path}: {e}") from None
+    except ValueError as e:             # check_header's own message names the path already
+        if str(e).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: not a learned model file ({e})") from None
+    except (OSError, zipfile.BadZipFile, EOFError, KeyError, NotImplementedError, RuntimeError) as e:
         raise ValueError(f"{path}: not a learned model file ({type(e).__name__}: {e})") from None
-    head = arrays.pop("header", None)
-    if head is None or head.shape != () or head.dtype.kind != "U":
-        raise ValueError(f"{path}: not a learned model file (no JSON header)")
-    try:
-        header = json.loads(str(head))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: the header is not JSON ({e})") from None
-    check_header(header, str(path))
-    shapes = weight_shapes(header)
-    if set(arrays) != set(shapes):
-        raise ValueError(f"{path}: arrays {sorted(arrays)}, a model with this header has {sorted(shapes)}")
     for name, shape in shapes.items():
         w = arrays[name]
-        if w.dtype != np.float32 or w.shape != shape or not np.isfinite(w).all():
+        if not np.isfinite(w).all():
             raise ValueError(f"{path}: {name} must be finite float32 of shape {shape}, got {w.dtype} {w.shape}")
     if game is not None and header["game"] != game or obs_dim is not None and header["obs_dim"] != obs_dim:
         wanted = f"game {game or header['game']!r}" + (f" for {num_players} players" if num_players else "") + \

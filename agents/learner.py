@@ -34,12 +34,11 @@ Reproducible: torch, numpy and the engine are seeded from `seed`; with the same 
 and its weights are the same. Model files hold no pickle (agents.learned).
 """
 import argparse
+import copy
 import dataclasses
 import json
 import math
-import signal
 import sys
-import threading
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -50,13 +49,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from quando_env.checks import as_choice, as_int, is_int, need, shown
+from quando_env.checks import as_choice, as_int, need, shown, to_int
 from quando_env.cli import argtypes
 from quando_env.registry import game_class, game_names
 
 from . import sparse
 from .evaluation import MAX_GAMES as MAX_MATCH_GAMES
 from .learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
+from .stops import Stopped, lock_folder, sigterm_stops
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
@@ -120,13 +120,15 @@ class Hyper:
                              ("seed", 0, SEED_MAX32), ("eval_seed", 0, SEED_MAX32)):
             setattr(self, name, as_int(getattr(self, name), name, lo, hi))
         hidden = self.hidden if isinstance(self.hidden, (tuple, list)) else ()
-        need(0 < len(hidden) <= 16 and all(is_int(h) and 1 <= h <= 1 << 16 for h in hidden),
+        widths = [to_int(h) for h in hidden]
+        need(0 < len(widths) <= 16 and all(h is not None and 1 <= h <= 1 << 16 for h in widths),
              f"hidden={shown(self.hidden)}", "1 to 16 integer widths 1..65536")
-        self.hidden = tuple(int(h) for h in hidden)
+        self.hidden = tuple(widths)
         move = self.move_hidden if isinstance(self.move_hidden, (tuple, list)) else None
-        need(move is not None and len(move) in (0, 2) and all(is_int(h) and 1 <= h <= 1 << 16 for h in move),
+        moves = [to_int(h) for h in move] if move is not None else None
+        need(moves is not None and len(moves) in (0, 2) and all(h is not None and 1 <= h <= 1 << 16 for h in moves),
              f"move_hidden={shown(self.move_hidden)}", "() or two integer widths 1..65536")
-        self.move_hidden = tuple(int(h) for h in move)
+        self.move_hidden = tuple(moves)
         need(not self.move_hidden or game_class(self.game).action_feature_parts is not None,
              f"move_hidden={list(self.move_hidden)}", f"() for {self.game}, which has no legal-move features")
         for name, lo, hi, above in (("lr", 0.0, 1.0, True), ("bc_lr", 0.0, 1.0, True), ("gamma", 0.0, 1.0, False),
@@ -222,6 +224,10 @@ def masked_log_probs(logits, masks):
 def masked_probs(logp_all, masks):
     """exp(masked_log_probs), 0 where illegal, without exp(-1e9) (an underflow that makes exp ~15x slower)."""
     return torch.where(masks, logp_all, 0.0).exp() * masks
+
+
+class Diverged(ValueError):
+    """An update made the weights NaN or infinite (they are restored to what they were before it)."""
 
 
 class Learner:
@@ -529,7 +535,13 @@ class Learner:
         before = dict(c)
         segments, ready = self.collect()
         t1 = time.perf_counter()
+        good = copy.deepcopy(self.net.state_dict()), copy.deepcopy(self.opt.state_dict())
         logs = self.update(segments, ready)
+        if not all(torch.isfinite(p).all() for p in self.net.parameters()):
+            self.net.load_state_dict(good[0])       # the last good model stays, and Adam's moments with it
+            self.opt.load_state_dict(good[1])
+            raise Diverged(f"the learning diverged at {c['decisions']:,} decisions (update {c['updates'] + 1}): "
+                           f"weights became NaN or infinite (loss {logs.get('loss/total', float('nan')):.4g})")
         t2 = time.perf_counter()
         done = int(ready.sum())
         c["decisions"] += done
@@ -783,17 +795,10 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
     plt.close(fig)
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM during a run: handled as Ctrl-C is (saved, then exit status 143)."""
-
-
-def _stop(signum, frame):
-    raise Stopped
-
-
 def main(argv=None, prog: str = "python -m agents.learner") -> int:
-    """Exit status 0; 2 for a bad option (nothing written); 130 after Ctrl-C, 143 after SIGTERM (a scheduler's or
-    kill's stop; a background job of a shell ignores Ctrl-C), both with the model and state saved. `prog`:
+    """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
+    after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
+    both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
     the command's name in its messages and log (train.py runs this with its own)."""
     args = parse_args(argv, prog)
     from torch.utils.tensorboard import SummaryWriter
@@ -813,6 +818,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
             learner = Learner(args.hyper)
         option = "--out"
         out.mkdir(parents=True, exist_ok=True)
+        lock = lock_folder(out)         # one run per folder, held until this process ends
     except (OSError, ValueError, TypeError) as e:
         print(f"{prog}: error: argument {option}: {e}", file=sys.stderr)
         return 2
@@ -868,8 +874,8 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
                disable=args.no_progress, smoothing=0.1)
     next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
     next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
-    on_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _stop) if on_main else None
+    stops = sigterm_stops()
+    stops.__enter__()
     if goal is not None and c["decisions"] >= goal:
         log(f"the run has {c['decisions']:,} decisions already, at least --timesteps {goal:,}: nothing to train")
     try:
@@ -901,9 +907,17 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
         writer.close()
         logf.close()
         return 143 if isinstance(e, Stopped) else 130
+    except Diverged as e:
+        bar.close()
+        save()
+        log(f"{prog}: error: {e}; the last good model and state are saved in {out} (--resume continues from "
+            "them: lower lr or max_grad_norm with --set)")
+        writer.close()
+        logf.close()
+        return 1
     finally:
-        if on_main:
-            signal.signal(signal.SIGTERM, previous)
+        stops.__exit__(None, None, None)
+        lock.close()
     bar.close()
     writer.close()
     s = summary()

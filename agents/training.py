@@ -19,11 +19,13 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from quando_env.cli import argtypes
+from quando_env.files import replace_file, write_text
 from quando_env.registry import game_class, game_names
 
 from . import game_agents
 from .evaluation import play_match
 from .ppo import DEFAULT_MODEL, PPOAgent, with_hint
+from .stops import Stopped, lock_folder, sigterm_stops
 
 PROG = "python -m agents.training"
 
@@ -365,7 +367,12 @@ def main(argv=None) -> int:
                             gamma=gamma, gae_lambda=0.95, clip_range=args.clip, ent_coef=args.ent_coef, vf_coef=0.5,
                             target_kl=0.03, seed=args.seed, device="cpu", tensorboard_log=str(out / "tb"),
                             policy_kwargs=dict(net_arch=dict(pi=[256, 256], vf=[256, 256])))
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)     # the model is set up: now write
+    try:
+        (out / "checkpoints").mkdir(parents=True, exist_ok=True)     # the model is set up: now write
+        lock = lock_folder(out)         # one run per folder, held until this process ends
+    except (OSError, ValueError) as e:
+        print(f"{PROG}: error: argument --out: {e}", file=sys.stderr)
+        return 2
     logf = open(out / "train_log.txt", "a")
 
     def log(msg):
@@ -376,6 +383,8 @@ def main(argv=None) -> int:
     log(f"{PROG} {' '.join(sys.argv[1:] if argv is None else argv)}")
     Progress, SelfPlay = make_callbacks(out, args, base, log)
     selfplay = SelfPlay()
+    stops = sigterm_stops()
+    stops.__enter__()
     try:
         if args.bc_games > 0 and not args.resume:
             st = warm_start(model, args.bc_games, args.seed, gamma, reward_scale, progress=not args.no_progress,
@@ -386,12 +395,16 @@ def main(argv=None) -> int:
                     reset_num_timesteps=not args.resume)
         if selfplay.history[-1]["timesteps"] != model.num_timesteps:
             selfplay.evaluate()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:      # Ctrl-C, or SIGTERM (Stopped)
         model_path, history_path = save_run(model, selfplay.history, out)
-        log(f"{PROG}: interrupted at {model.num_timesteps} timesteps: latest model saved to {model_path}, "
+        how = "stopped by SIGTERM" if isinstance(e, Stopped) else "interrupted"
+        log(f"{PROG}: {how} at {model.num_timesteps} timesteps: latest model saved to {model_path}, "
             f"evaluation history to {history_path}")
-        return 130
+        return 143 if isinstance(e, Stopped) else 130
+    finally:
+        stops.__exit__(None, None, None)
     save_run(model, selfplay.history, out)
+    lock.close()
     if args.save_to:
         src = out / ("best_model.zip" if args.ship == "best" else "final_model.zip")
         save_compact(MaskablePPO.load(str(src), device="cpu"), args.save_to)
@@ -403,9 +416,8 @@ def main(argv=None) -> int:
 
 def save_run(model, history: list, out: Path) -> tuple[Path, Path]:
     """Save the model as final_model.zip and the evaluation history as eval_history.json in `out`."""
-    model.save(out / "final_model.zip")
-    with open(out / "eval_history.json", "w") as f:
-        json.dump(history, f, indent=2)
+    replace_file(out / "final_model.zip", model.save)       # through temporary files: a stop keeps the last
+    write_text(out / "eval_history.json", json.dumps(history, indent=2))
     return out / "final_model.zip", out / "eval_history.json"
 
 

@@ -30,30 +30,42 @@ def shown(x) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def to_int(x) -> int | None:
+    """x as an exact Python int (from an int, an int subclass, a numpy integer or a 0-d integer array), or None
+    when x is no integer (a bool, float, string, None...). The one conversion every check uses *before* it
+    compares: an int subclass whose comparisons lie is compared by its value, never by its own methods."""
+    if isinstance(x, np.ndarray):
+        return int(x.item()) if x.ndim == 0 and x.dtype.kind in "iu" else None
+    if not is_int(x):
+        return None
+    v = operator.index(x)          # an exact int (Python >= 3.10), even for an int subclass
+    return v if type(v) is int else int.__index__(v)
+
+
 def as_int(x, name: str, lo: int | None = None, hi: int | None = None, allowed: str | None = None) -> int:
     """x as a Python int in lo..hi (either bound may be None), or ValueError naming `name`."""
-    if lo is not None and hi is not None:
-        span = f"an integer {lo}..{hi}"
-    elif lo is not None:
-        span = f"an integer >= {lo}"
-    elif hi is not None:
-        span = f"an integer <= {hi}"
-    else:
-        span = "an integer"
-    ok = is_int(x) and (lo is None or x >= lo) and (hi is None or x <= hi)
-    need(ok, f"{name}={shown(x)}", allowed or span)
-    return operator.index(x)
+    v = to_int(x)
+    if v is None or (lo is not None and v < lo) or (hi is not None and v > hi):
+        if allowed is None and lo is not None and hi is not None:
+            allowed = f"an integer {lo}..{hi}"
+        elif allowed is None:
+            allowed = f"an integer >= {lo}" if lo is not None else f"an integer <= {hi}" if hi is not None \
+                else "an integer"
+        need(False, f"{name}={shown(x)}", allowed)
+    return v
 
 
 def as_bool(x, name: str) -> bool:
     """x as a bool (True/False or a numpy bool only), or ValueError naming `name`."""
-    need(isinstance(x, (bool, np.bool_)), f"{name}={shown(x)}", "True or False")
+    if not isinstance(x, (bool, np.bool_)):
+        need(False, f"{name}={shown(x)}", "True or False")
     return bool(x)
 
 
 def as_choice(x, name: str, choices) -> str:
     """x if it is one of `choices` (strings), or ValueError naming `name` and the choices."""
-    need(isinstance(x, str) and x in choices, f"{name}={shown(x)}", f"choose one of {tuple(choices)}")
+    if not (isinstance(x, str) and x in choices):
+        need(False, f"{name}={shown(x)}", f"choose one of {tuple(choices)}")
     return x
 
 
@@ -73,29 +85,29 @@ def as_seeds(x, name: str, count: int) -> np.ndarray:
 def as_ints(x, name: str, lo: int, hi: int) -> np.ndarray:
     """A 1-d int64 array from integers (a scalar, a sequence, or an integer numpy array) in lo..hi.
 
-    Refuses bools, floats and strings, so a boolean mask is never read as indices."""
-    if isinstance(x, np.ndarray):
-        need(x.dtype.kind in "iu" or (x.dtype == object and all(is_int(v) for v in x.reshape(-1))),
-             f"{name} of dtype {x.dtype}", f"integers {lo}..{hi}")
+    Refuses bools, floats and strings, so a boolean mask is never read as indices. Linear in the input: the
+    message is built only when refusing."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iu":
         flat = x.reshape(-1)
-        if flat.dtype.kind == "u" and flat.size and flat.max() > np.iinfo(np.int64).max:
+        if flat.size and (flat.min() < lo or flat.max() > hi):     # (compared in the array's own dtype)
             need(False, f"{name}={shown(x)}", f"integers {lo}..{hi}")
-        if flat.dtype != object:
-            flat = flat.astype(np.int64)
-            if flat.size and (flat.min() < lo or flat.max() > hi):     # the message only when refusing: hot path
-                need(False, f"{name}={shown(x)}", f"integers {lo}..{hi}")
-            return flat
-        items = flat.tolist()
+        return flat.astype(np.int64)
+    if isinstance(x, np.ndarray):
+        items = x.reshape(-1).tolist() if x.dtype == object else None
     elif is_int(x):
         items = [x]
+    elif isinstance(x, (str, bytes)):
+        items = None
     else:
         try:
             items = list(x)
         except TypeError:
-            need(False, f"{name}={shown(x)}", f"an integer or a sequence of integers {lo}..{hi}")
-    for v in items:
-        need(is_int(v) and lo <= v <= hi, f"{name}={shown(x)}", f"integers {lo}..{hi}")
-    return np.array([operator.index(v) for v in items], np.int64)
+            items = None
+    values = None if items is None else list(map(to_int, items))
+    if values is None or not all(v is not None and lo <= v <= hi for v in values):
+        need(False, f"{name}={shown(x)}" if items is not None or not isinstance(x, np.ndarray)
+             else f"{name} of dtype {x.dtype}", f"integers {lo}..{hi}")
+    return np.array(values, np.int64)
 
 
 def as_slots(games, num_games: int, name: str = "games") -> np.ndarray:
@@ -110,11 +122,10 @@ def as_action(x, num_actions: int, name: str = "action") -> int:
     """One action as a Python int, from an int, a numpy integer or a 0-d integer array (what frameworks
     pass); never a bool, float, string or None. The range is the caller's to check: its message can name
     the legal actions."""
-    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu":
-        x = x.item()
-    if not is_int(x):       # (the message is built only when needed: this runs on every step)
+    v = to_int(x)
+    if v is None:       # (the message is built only when needed: this runs on every step)
         need(False, f"{name}={shown(x)}", f"one integer 0..{num_actions - 1}")
-    return operator.index(x)
+    return v
 
 
 def as_list(x, name: str, allowed: str, lo: int, hi: int | None = None, unit: str = "items",

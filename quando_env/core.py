@@ -64,7 +64,7 @@ import numpy as np
 from numba import njit
 
 from . import rng, threads
-from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, is_int, need, shown
+from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, need, shown, to_int
 
 # Per-step outcome flags, one row per game.
 F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
@@ -585,9 +585,9 @@ class Game:
         numpy integers of any widths (never bools, floats or strings). ValueError otherwise; an integer
         beyond int64 is named as out of range."""
         if isinstance(actions, (list, tuple)):
-            if not all(is_int(x) for x in actions):     # numpy would read True as 1 and 19.7 as a float
+            values = list(map(to_int, actions))      # numpy would read True as 1 and 19.7 as a float
+            if None in values:
                 raise ValueError(f"actions must be {idx.size} integers (one per game), got {shown(actions)}")
-            values = [int(x) for x in actions]
             out = next((i for i, v in enumerate(values) if not -2**63 <= v < 2**63), None)
             if out is not None and len(values) == idx.size:
                 raise ValueError(self.illegal_message(int(idx[out]), values[out]))

@@ -15,14 +15,21 @@ def game_names() -> list[str]:
 
 def game_module(name: str):
     """The `<name>_v0` module of a game."""
-    if name not in GAMES:
+    if not isinstance(name, str) or name not in GAMES:
         raise ValueError(f"unknown game {name!r}: choose one of {game_names()}")
     return importlib.import_module(GAMES[name])
 
 
 def game_class(game):
-    """The batched engine class of a game given by name (or the class itself)."""
-    return game_module(game).VectorGame if isinstance(game, str) else game
+    """The batched engine class of a game given by name (or the class itself: a quando_env.core.Game subclass);
+    ValueError naming `game` otherwise."""
+    if isinstance(game, str):
+        return game_module(game).VectorGame
+    from .core import Game
+
+    if not (isinstance(game, type) and issubclass(game, Game)):
+        raise ValueError(f"game={game!r} is not allowed: a game's name, one of {game_names()}, or its engine class")
+    return game
 
 
 def game_classes() -> list:

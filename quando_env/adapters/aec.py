@@ -3,6 +3,7 @@
 A game's `_v0` module subclasses `GameAECEnv` as its `raw_env` (setting `game_class` and `metadata`) and
 wraps it with `wrap`, as PettingZoo's classic environments do.
 """
+import copy
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -11,7 +12,7 @@ from pettingzoo.utils import wrappers
 from .. import picture
 from ..checks import as_action, as_int, as_seed, need, shown
 from ..core import F_TERMINATED, F_TRUNCATED
-from .atomic import ENGINE, Snapshot, all_or_nothing
+from .atomic import ENGINE, Snapshot, all_or_nothing, uninterrupted
 from .gym_env import feature_layout, feature_shape, features_space
 from .record import Recorder
 
@@ -157,24 +158,25 @@ class GameAECEnv(AECEnv):
         a = as_action(action, g.num_actions)
         if not 0 <= a < g.num_actions or not g.masks[0, a]:
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
-        self._cumulative_rewards[agent] = 0.0
-        self._action[0] = a
-        r = g.step(self._action, checked=True)[0].tolist()
-        self.recorder.after_step(a)
-        self.rewards = dict(zip(self.possible_agents, r))
-        self._update_infos()
-        flags = g.flags[0].tolist()
-        terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
-        if terminated or truncated:
-            done = {ag: True for ag in self.agents}
-            if terminated:
-                self.terminations = done
+        with uninterrupted():      # Ctrl-C waits until the step and its record are both done
+            self._cumulative_rewards[agent] = 0.0
+            self._action[0] = a
+            r = g.step(self._action, checked=True)[0].tolist()
+            self.recorder.after_step(a)
+            self.rewards = dict(zip(self.possible_agents, r))
+            self._update_infos()
+            flags = g.flags[0].tolist()
+            terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
+            if terminated or truncated:
+                done = {ag: True for ag in self.agents}
+                if terminated:
+                    self.terminations = done
+                else:
+                    self.truncations = done
+                self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
             else:
-                self.truncations = done
-            self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
-        else:
-            self.agent_selection = self.possible_agents[int(self._cur[0])]
-        self._accumulate_rewards()
+                self.agent_selection = self.possible_agents[int(self._cur[0])]
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -192,7 +194,7 @@ class GameAECEnv(AECEnv):
         """The agent's observation vector, and its action mask (all zero unless it is to move; any of
         possible_agents, also once it has left the game)."""
         self._need_reset("observe()")
-        if agent not in self._index:
+        if not isinstance(agent, str) or agent not in self._index:       # (a list is unhashable: a TypeError)
             raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
         g = self.game
         self._seat[0] = self._index[agent]
@@ -237,9 +239,10 @@ class GameAECEnv(AECEnv):
         return self.game.render_text(0, None)
 
     def game_record(self) -> dict:
-        """The JSON-ready record of the game so far (see quando_env.adapters.record)."""
+        """The JSON-ready record of the game so far (see quando_env.adapters.record): a snapshot, which later
+        steps do not change and whose changes do not reach the env's own record."""
         self._need_reset("game_record()")
-        return self.recorder.record
+        return copy.deepcopy(self.recorder.record)
 
     def close(self):
         self.renderer.close()

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..checks import SEED_MAX, as_int, is_int, need, shown
 from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, make_config
+from ..files import write_text
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof
 MAX_RECORD_BYTES = 4 * 2**20    # a record file larger than this is refused unread (see load)
@@ -126,8 +127,7 @@ def save(record: dict, path) -> None:
     except (TypeError, ValueError, RecursionError) as e:
         raise ValueError(f"the game record cannot be written as JSON: {e}") from None
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_text(path, text)      # through a temporary file: a failed write keeps the file that was there
     except OSError as e:
         raise ValueError(f"cannot write the game record to {path}: {e.strerror or e}") from None
 

@@ -6,7 +6,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from ..checks import as_seed
+from ..checks import as_ints, as_seed
 from ..registry import game_class
 from .atomic import Snapshot
 from .gym_env import feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations
@@ -102,7 +102,7 @@ class GameVecEnv(VecEnv):
     def _index_list(self, indices) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
-        return [int(indices)] if isinstance(indices, (int, np.integer)) else [int(i) for i in indices]
+        return as_ints(indices, "indices", 0, self.num_envs - 1).tolist()     # no wrapping around of -1
 
     def get_attr(self, attr_name: str, indices=None) -> list:
         idx = self._index_list(indices)
@@ -112,6 +112,8 @@ class GameVecEnv(VecEnv):
         return [value for _ in idx]
 
     def set_attr(self, attr_name: str, value, indices=None) -> None:
+        if attr_name == "seat":     # the engine's seats, drawn per episode: setting an attribute would do nothing
+            raise ValueError("set_attr('seat') cannot change the learner's seat: give seat= when making the env")
         if indices is not None and self._index_list(indices) != self._index_list(None):
             raise ValueError(f"set_attr({attr_name!r}) acts on all envs at once (they share one engine)")
         setattr(self, attr_name, value)

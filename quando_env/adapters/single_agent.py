@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import rng
-from ..checks import as_seed, is_int, need, shown
+from ..checks import as_seed, need, shown, to_int
 from .atomic import ENGINE, Snapshot, all_or_nothing
 from .opponents import RANDOM, checked_actions, resolve
 
@@ -28,18 +28,20 @@ def integer_actions(actions, k: int, num_actions: int) -> tuple[np.ndarray, np.n
     SB3 and Gymnasium pass; never bools, floats or strings), as (given, a): the values as given (for
     messages) and an int64 array in which values outside 0..num_actions-1 are -1 (illegal). ValueError
     naming the actions otherwise."""
-    allowed = f"{k} integers 0..{num_actions - 1} (one per game)"
-    if isinstance(actions, np.ndarray):
-        given = actions
-        need(given.shape == (k,) and (given.dtype.kind in "iu" or (given.dtype == object and all(map(is_int, given)))),
-             f"actions={shown(actions)}", allowed)
+    if isinstance(actions, np.ndarray) and actions.shape == (k,) and actions.dtype.kind in "iu":
+        given = actions       # the hot path: no conversion, no message
     else:
-        need(isinstance(actions, (list, tuple)) and len(actions) == k and all(map(is_int, actions)),
-             f"actions={shown(actions)}", allowed)
+        if isinstance(actions, np.ndarray):
+            items = actions.tolist() if actions.shape == (k,) and actions.dtype == object else None
+        else:
+            items = list(actions) if isinstance(actions, (list, tuple)) and len(actions) == k else None
+        values = None if items is None else list(map(to_int, items))
+        if values is None or None in values:     # (the message only when refusing: this runs on every step)
+            need(False, f"actions={shown(actions)}", f"{k} integers 0..{num_actions - 1} (one per game)")
         try:
-            given = np.array(actions, np.int64)
+            given = np.array(values, np.int64)
         except OverflowError:
-            given = np.array(actions, object)
+            given = np.array(values, object)
     inside = ((given >= 0) & (given < num_actions)).astype(bool)
     a = np.full(k, -1, np.int64)
     a[inside] = given[inside]

@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..checks import is_int, shown
+from ..checks import shown, to_int
 from ..core import Game
 from . import action_features as AF
 from . import engine as E
@@ -85,7 +85,7 @@ class VectorGame(Game):
     def redeal(self, g, deck, dealer=None):
         g = self.game_index(g)
         s = self.states[g]
-        if dealer is not None and not (is_int(dealer) and dealer == s["dealer"]):
+        if dealer is not None and not to_int(dealer) == s["dealer"]:
             raise ValueError(f"the record's dealer is {shown(dealer)}, R24 makes it {int(s['dealer'])}")
         ids = check_deck(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)

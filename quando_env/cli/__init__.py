@@ -27,6 +27,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                        allow_abbrev=False)
     r.add_argument("file")
     r.add_argument("--game", default=None, choices=game_names(), help="the record's game (checked; default: any)")
+    r.add_argument("--require-proof", action="store_true", help="exit status 1 when the record is not proven "
+                   "(a format /1 record, which carries no proof, replays with status 0 otherwise)")
     view = r.add_mutually_exclusive_group()
     view.add_argument("--show", action="store_true", help="print the table (omniscient view) before every move "
                       "and after the last")
@@ -91,7 +93,7 @@ def main(argv=None) -> int:
             return demo(args)
         if args.command == "replay":
             from .commands import replay_file
-            return replay_file(args.file, args.game, args.show, args.step, args.html)
+            return replay_file(args.file, args.game, args.show, args.step, args.html, args.require_proof)
         if args.command == "warmup":
             from .warmup import warmup
             return warmup()

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from ..checks import SEED_MAX, shown
+from ..files import output_target
 
 
 def _span(lo, hi, what: str, above: bool = False) -> str:
@@ -99,6 +100,9 @@ def output_file(text: str) -> str:
         _writable_folder(path.parent, text)
         if path.exists() and not os.access(path, os.W_OK):
             raise argparse.ArgumentTypeError(f"{_named(text)}: the file is not writable")
+        output_target(path)         # a regular file or none, where a file can be created: tried, not assumed
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{_named(text)}: {e}") from None
     except OSError as e:
         raise argparse.ArgumentTypeError(f"{_named(text)}: {e.strerror}") from None
     return text

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import record as rec
+from ..files import output_target, write_text
 from ..registry import game_module
 from .warmup import notice
 
@@ -32,12 +33,13 @@ def demo(args) -> int:
     return 0
 
 
-def replay_file(path, game=None, show=False, step=None, html=None) -> int:
+def replay_file(path, game=None, show=False, step=None, html=None, require_proof=False) -> int:
     """Print a record turn by turn, each move named in its context, checking every action against the rules
     and every round against the record's proof; the last line says whether the record was proven. game: the
     game the record must be of; show: the omniscient table before every move and after the last; step: only
     the table at that position (0 .. the number of actions, the last being the position after the last
-    action), checked before anything is replayed; html: write the replay as a web page there instead."""
+    action), checked before anything is replayed; html: write the replay as a web page there instead.
+    require_proof: status 1 for a record that replays but is not proven (format /1)."""
     record = rec.load(path)
     name = rec.game_class_of(record).name
     if game is not None and game != name:
@@ -45,10 +47,10 @@ def replay_file(path, game=None, show=False, step=None, html=None) -> int:
     if html is not None:
         from ..web.replay_page import html_page, replay_data
 
+        output_target(html)             # refused before the replay is built
         data = replay_data(record)
         try:
-            with open(html, "w", encoding="utf-8") as f:
-                f.write(html_page(data))
+            write_text(html, html_page(data))
         except OSError as e:
             raise ValueError(f"cannot write {html}: {e.strerror or e}") from None
         print(f"{data['title']}; {data['proof']}")
@@ -92,4 +94,5 @@ def replay_file(path, game=None, show=False, step=None, html=None) -> int:
     else:
         print(f"not proven: a {record['format']} record carries no proof (its actions are legal and its final "
               f"totals match)")
+        return 1 if require_proof else 0
     return 0

@@ -53,7 +53,7 @@ import numpy as np
 import pyspiel
 
 from .. import rng
-from ..checks import as_bool, as_int, as_seed, is_int, need, shown
+from ..checks import as_bool, as_int, as_seed, is_int, need, shown, to_int
 from ..registry import game_class, game_names
 
 SEED_FRESH = -1         # the `seed` parameter's default: each new game dealt from fresh entropy
@@ -437,9 +437,13 @@ class OpenSpielState(pyspiel.State):
     def _replay(self, actions) -> None:
         """Apply `actions` in order, each checked legal (ValueError naming the first that is not)."""
         for i, action in enumerate(actions):
+            a = to_int(action)      # pyspiel would refuse -1 or 2**70 with a SpielError or TypeError
+            if a is None or not 0 <= a < self.get_game().num_distinct_actions():
+                raise ValueError(f"the serialized state's action {i} is {shown(action)}: actions are integers "
+                                 f"0..{self.get_game().num_distinct_actions() - 1}")
             try:
-                self.apply_action(action)
-            except ValueError as e:
+                self.apply_action(a)
+            except (ValueError, pyspiel.SpielError) as e:
                 raise ValueError(f"the serialized state's action {i}: {e}") from None
 
     def serialize(self) -> str:

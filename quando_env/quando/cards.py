@@ -1,7 +1,7 @@
 """The 55 double-sided cards and the flat action table of the spec (R1, "Actions")."""
 import numpy as np
 
-from ..checks import as_int, as_list, is_int, shown
+from ..checks import as_int, as_list, shown, to_int
 
 NUM_CARDS = 55
 MAX_VALUE = 10
@@ -81,9 +81,9 @@ def deck_to_cards(deck, name: str = "deck") -> tuple[np.ndarray, np.ndarray]:
 def up_down(p, what: str) -> tuple[int, int]:
     """A card given as an [up, down] pair: two different integers 0..10 (ValueError naming `what` otherwise)."""
     pair = isinstance(p, (list, tuple)) or (isinstance(p, np.ndarray) and p.ndim == 1)
-    if not (pair and len(p) == 2 and all(is_int(x) for x in p)):
+    u, d = (to_int(p[0]), to_int(p[1])) if pair and len(p) == 2 else (None, None)
+    if u is None or d is None:
         raise ValueError(f"{what} is {shown(p)}: each card is an [up, down] pair of integers")
-    u, d = int(p[0]), int(p[1])
     if not (0 <= u <= MAX_VALUE and 0 <= d <= MAX_VALUE):
         raise ValueError(f"{what} is {[u, d]}: numbers must be 0..10")
     if u == d:

@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..checks import is_int, shown
+from ..checks import shown, to_int
 from ..core import Game
 from . import action_features as AF
 from . import engine as E
@@ -86,7 +86,7 @@ class VectorGame(Game):
     def redeal(self, g, deck, dealer=None):
         g = self.game_index(g)
         s = self.states[g]
-        if dealer is not None and not (is_int(dealer) and dealer == s["dealer"]):
+        if dealer is not None and not to_int(dealer) == s["dealer"]:
             raise ValueError(f"the record's dealer is {shown(dealer)}, R6 makes it {int(s['dealer'])}")
         ids, ups = deck_to_cards(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], ups[None], self.masks)
@@ -161,10 +161,10 @@ def _reshuffle_cards(entry):
     if not (isinstance(pile, (list, tuple)) and 1 <= len(pile) <= NUM_CARDS):
         raise ValueError(f"the pile must be a list of 1..{NUM_CARDS} [up, down] pairs, got {shown(pile)}")
     for j, p in enumerate(pile):
-        if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(is_int(x) and 0 <= x <= 10 for x in p)
+        if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(to_int(x) is not None and 0 <= to_int(x) <= 10 for x in p)
                 and p[0] != p[1]):
             raise ValueError(f"card {j} is {shown(p)}")
-    pairs = [(int(u), int(d)) for u, d in pile]
+    pairs = [(to_int(u), to_int(d)) for u, d in pile]
     ids = np.array([PAIR_TO_CARD[u, d] for u, d in pairs], np.int8)
     if len(set(ids.tolist())) != len(ids):
         raise ValueError("a card appears twice")
