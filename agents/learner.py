@@ -74,6 +74,7 @@ class Hyper:
     method: str = "ppo"                            # "ppo" or "dmc"
     seed: int = 0
     threads: int = 1                               # torch threads (numba: at most as many)
+    device: str = "cpu"                            # where the network runs: "cpu" or "cuda" (the games: the CPU)
     num_games: int = 256                           # games stepped together
     rollout_steps: int = 64                        # steps of every game per update
     hidden: tuple = (128, 128)                     # MLP trunk widths
@@ -112,6 +113,9 @@ class Hyper:
         self.game = as_choice(self.game, "game", game_names())
         self.method = as_choice(self.method, "method", ("ppo", "dmc"))
         self.teacher = as_choice(self.teacher, "teacher", ("heuristic", "rollout"))
+        self.device = as_choice(self.device, "device", ("cpu", "cuda"))
+        need(self.device == "cpu" or torch.cuda.is_available(), "device='cuda'",
+             "'cpu' on this machine: torch sees no CUDA device")
         need(isinstance(self.init, str), f"init={shown(self.init)}", "the path of a learned model, or ''")
         for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
                              ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
@@ -209,11 +213,11 @@ class Net(nn.Module):
         return logits, self.value(z).squeeze(-1)
 
 
-def legal_moves(masks: np.ndarray, feats: np.ndarray) -> tuple:
+def legal_moves(masks: np.ndarray, feats: np.ndarray, device="cpu") -> tuple:
     """(rows, actions, features) tensors of the legal moves of a batch, row by row: feats holds their feature rows
     in that order (L, F)."""
     rows, acts = np.nonzero(masks)
-    return torch.from_numpy(rows), torch.from_numpy(acts), torch.from_numpy(np.ascontiguousarray(feats))
+    return tuple(torch.from_numpy(x).to(device) for x in (rows, acts, np.ascontiguousarray(feats)))
 
 
 def masked_log_probs(logits, masks):
@@ -251,8 +255,9 @@ class Learner:
             "rollout", seed=hp.seed, game=hp.game, num_players=self.n, samples=hp.teacher_samples,
             knock_samples=2 * hp.teacher_samples, **hp.options)
         self.num_features = g.action_feature_dim if hp.move_hidden else 0
+        self.dev = torch.device(hp.device)
         self.net = Net(self.obs_dim, self.num_actions, hp.hidden,
-                       (self.num_features, hp.move_hidden) if hp.move_hidden else None)
+                       (self.num_features, hp.move_hidden) if hp.move_hidden else None).to(self.dev)
         if hp.init:
             header, weights = load_model(hp.init, game=hp.game, obs_dim=self.obs_dim)
             need(tuple(header["hidden"]) == hp.hidden, f"init={hp.init!r} has layers {header['hidden']}",
@@ -345,12 +350,12 @@ class Learner:
         learner acts by (ppo: the masked softmax; dmc: epsilon-greedy on the action values), log-probabilities of
         the masked softmax, policy head outputs, values (B,))."""
         with torch.no_grad():
-            logits, value = self.net(sparse.sparse_rows(obs), legal_moves(masks, feats) if self.hp.move_hidden
-                                     else None)
-            legal = torch.from_numpy(np.ascontiguousarray(masks, bool))
+            logits, value = self.net(sparse.sparse_rows(obs), legal_moves(masks, feats, self.dev)
+                                     if self.hp.move_hidden else None)
+            legal = torch.from_numpy(np.ascontiguousarray(masks, bool)).to(self.dev)
             logp_all = masked_log_probs(logits, legal)
-            probs = masked_probs(logp_all, legal).numpy().astype(np.float64)
-        logits, logp_all = logits.numpy(), logp_all.numpy()
+            probs = masked_probs(logp_all, legal).cpu().numpy().astype(np.float64)
+        logits, logp_all, value = logits.cpu().numpy(), logp_all.cpu().numpy(), value.cpu()
         if self.hp.method != "ppo":
             probs = self.hp.epsilon * masks / masks.sum(axis=1, keepdims=True)
             probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
@@ -476,10 +481,10 @@ class Learner:
         for _ in range(hp.epochs):
             for j in np.array_split(idx[self.rng.permutation(idx.size)], max(1, -(-idx.size // hp.minibatch))):
                 j = np.sort(j)
-                moves = legal_moves(b["mask"][j], self.stored_features(j)) if hp.move_hidden else None
-                out = self.loss(sparse.sparse_rows(b["obs"][j]), moves, torch.from_numpy(b["mask"][j]),
-                                torch.from_numpy(b["act"][j]), torch.from_numpy(b["logp"][j]),
-                                torch.from_numpy(adv[j]), torch.from_numpy(ret[j]))
+                moves = legal_moves(b["mask"][j], self.stored_features(j), self.dev) if hp.move_hidden else None
+                out = self.loss(sparse.sparse_rows(b["obs"][j]), moves,
+                                *(torch.from_numpy(x).to(self.dev) for x in (b["mask"][j], b["act"][j], b["logp"][j],
+                                                                             adv[j], ret[j])))
                 self.opt.zero_grad()
                 out["loss/total"].backward()
                 out["loss/grad_norm"] = nn.utils.clip_grad_norm_(self.net.parameters(), hp.max_grad_norm)
@@ -567,7 +572,7 @@ class Learner:
     # ------------------------------------------------------------------ the model
     def weights(self) -> dict:
         """name -> float32 numpy copy of every weight (the model file's arrays)."""
-        return {k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}
+        return {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}
 
     def header(self) -> dict:
         hp = self.hp
@@ -609,7 +614,7 @@ class Learner:
         arrays = {}
         for i, st in self.opt.state_dict()["state"].items():
             for k, v in st.items():
-                arrays[f"{i}.{k}"] = np.asarray(v.detach().numpy() if torch.is_tensor(v) else v)
+                arrays[f"{i}.{k}"] = np.asarray(v.detach().cpu().numpy() if torch.is_tensor(v) else v)
         save_arrays(out / "state.npz", arrays)
         hp = dataclasses.asdict(self.hp)
         hp["hidden"] = list(hp["hidden"])
@@ -668,6 +673,8 @@ def parser(prog: str = "python -m agents.learner") -> argparse.ArgumentParser:
     p.add_argument("--seed", type=argtypes.int_in(0, SEED_MAX32), default=None, help=f"0..{SEED_MAX32} (default 0)")
     p.add_argument("--threads", type=argtypes.int_in(1, MAX_THREADS), default=None,
                    help="torch threads, numba at most as many (default 1)")
+    p.add_argument("--device", default=None, choices=("cpu", "cuda"), help="where the network runs (default cpu; "
+                   "cuda: an NVIDIA GPU, the games still step on the CPU)")
     p.add_argument("--out", default=None, type=argtypes.output_dir, help="run folder, created if missing (default "
                    "runs/learned_GAME)")
     p.add_argument("--resume", action="store_true", help="continue the run saved in --out, with its own settings "
@@ -719,6 +726,7 @@ def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Na
     game = args.game or "quando"
     args.out = argtypes.check(p, "--out", argtypes.output_dir, args.out or f"runs/learned_{game}")
     given = {"--game": {"game": args.game}, "--seed": {"seed": args.seed}, "--threads": {"threads": args.threads},
+             "--device": {"device": args.device},
              "--eval-games": {"eval_games": args.eval_games}, "--set": dict(_setting(p, x) for x in args.set)}
     given = {k: {n: v for n, v in d.items() if v is not None} for k, d in given.items()}
     twice = [f"{n}={shown(v)} and {option} {shown(d[n])}" for option, d in given.items() if option != "--set"

@@ -46,8 +46,9 @@ def sparse_rows(x: np.ndarray) -> SparseRows:
 
 def _bag(index, table, offsets, weights):
     """sum over each run of index (starting at offsets) of weights * table[index]."""
-    return F.embedding_bag(torch.from_numpy(index), table, torch.from_numpy(offsets),
-                           per_sample_weights=torch.from_numpy(weights), mode="sum")
+    dev = table.device
+    return F.embedding_bag(torch.from_numpy(index).to(dev), table, torch.from_numpy(offsets).to(dev),
+                           per_sample_weights=torch.from_numpy(weights).to(dev), mode="sum")
 
 
 class _SparseLinear(torch.autograd.Function):

@@ -1,12 +1,13 @@
 """Decisions of experience collected and trained on per second: agents.learner against SB3 MaskablePPO on
 quando_env.make_vec_env, per game, all measured in the same run.
 
-    python benchmarks/bench_learner.py [--seconds 10] [--games quando cabo help] [--threads 1]
+    python benchmarks/bench_learner.py [--seconds 10] [--games quando cabo help] [--threads 1] [--device cpu]
 
 All rows train by PPO against the game's heuristic players (4 players). The learner runs its game's recipe
 (agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
 self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
-does. SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
+does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden 128, 64).
+--device cuda runs the learner's network on a GPU (the SB3 rows stay on the CPU; --learner-only skips them). SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
 widths, the same epochs, minibatch, and experience per update), and with agents.training's (32 envs, n_steps 256,
 minibatch 1024, 4 epochs, 256x256 policy and value networks, no hint), and a third time with MaskablePPO's own
 defaults (n_steps 2048, minibatch 64, 10 epochs, 64x64 networks) on 16 envs. Each row first runs one untimed update
@@ -19,6 +20,7 @@ import time
 
 from agents import game_agents
 from agents.learner import RECIPES, Hyper, Learner
+from quando_env.registry import game_class
 
 
 def timed(step, seconds):
@@ -31,8 +33,8 @@ def timed(step, seconds):
     return count / wall, count / cpu
 
 
-def learner_rate(game, seconds, threads, **extra):
-    hp = Hyper(game=game, threads=threads, **{**RECIPES[game], "bc_decisions": 0, **extra})
+def learner_rate(game, seconds, threads, device="cpu", **extra):
+    hp = Hyper(game=game, threads=threads, device=device, **{**RECIPES[game], "bc_decisions": 0, **extra})
     learner = Learner(hp)
     return timed(lambda: learner.iteration()["rollout/decisions"], seconds), hp
 
@@ -72,24 +74,32 @@ def main():
     ap.add_argument("--games", nargs="+", default=list(RECIPES), choices=list(RECIPES))
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     ap.add_argument("--sb3-envs", type=int, default=64, help="SB3 VecEnv size with the learner's settings (64)")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="the learner's network (default cpu)")
+    ap.add_argument("--learner-only", action="store_true", help="skip the SB3 rows (their ratios print as nan)")
     args = ap.parse_args()
     import torch        # after agents: quando_env sets OpenMP's wait policy before torch loads it
 
     torch.set_num_threads(args.threads)
     rows = []
     for game in args.games:
-        (own, own_cpu), hp = learner_rate(game, args.seconds, args.threads)
-        (one, one_cpu), _ = learner_rate(game, args.seconds, args.threads, self_play_share=0.0)
-        same = sb3_rate(game, args.seconds, hp.num_players, **sb3_like(hp, args.sb3_envs))
-        old = sb3_rate(game, args.seconds, hp.num_players, **TRAIN_PY)
-        default = sb3_rate(game, args.seconds, hp.num_players, **DEFAULTS)
+        (own, own_cpu), hp = learner_rate(game, args.seconds, args.threads, args.device)
+        (one, one_cpu), _ = learner_rate(game, args.seconds, args.threads, args.device, self_play_share=0.0)
+        scored = learner_rate(game, args.seconds, args.threads, args.device, move_hidden=(128, 64))[0] \
+            if game_class(game).action_feature_parts is not None else (float("nan"),) * 2
+        skip = (float("nan"),) * 2
+        same = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players,
+                                                        **sb3_like(hp, args.sb3_envs))
+        old = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players, **TRAIN_PY)
+        default = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players, **DEFAULTS)
         for name, (rate, cpu_rate) in ((f"learner (self-play share {hp.self_play_share:g})", (own, own_cpu)),
                                        ("learner, 1 seat", (one, one_cpu)),
+                                       ("learner, move scorer (128, 64)", scored),
                                        ("SB3 MaskablePPO, learner's settings", same),
                                        ("SB3 MaskablePPO, agents.training's settings", old),
                                        ("SB3 MaskablePPO, its default settings", default)):
             rows.append((game, name, rate, cpu_rate, rate / same[0], rate / old[0], rate / default[0]))
-    print(f"PPO against heuristic players, 4 players, {args.threads} torch thread(s), about {args.seconds:g} s a row\n")
+    print(f"PPO against heuristic players, 4 players, {args.threads} torch thread(s), the learner's network on "
+          f"{args.device}, about {args.seconds:g} s a row\n")
     print(f"| {'game':6} | {'trainer':44} | {'decisions/s':>11} | {'per CPU-second':>14} | {'vs SB3 same':>11} "
           f"| {'vs SB3 training':>15} | {'vs SB3 default':>14} |")
     print(f"|{'-' * 8}|{'-' * 46}|{'-' * 12}:|{'-' * 15}:|{'-' * 12}:|{'-' * 16}:|{'-' * 15}:|")

@@ -434,6 +434,9 @@ def test_settings_are_checked():
     (["--set", "options=null"], "argument --set: 'options=null': options takes a JSON object"),
     (["--set", "init=nowhere.npz"], "argument --set init: no learned model at nowhere.npz"),
     (["--set", "init=tests/tiny_game.py"], "argument --set init: tests/tiny_game.py: not a learned model file"),
+    (["--set", "move_hidden=8"], "argument --set: move_hidden=(8,) is not allowed: () or two integer widths"),
+    (["--device", "cuda"] if not __import__("torch").cuda.is_available() else ["--device", "tpu"],
+     "argument --device:"),
     (["--out", "/proc/quando_run"], "argument --out:")])
 def test_command_line_values_are_checked_before_anything_is_written(tmp_path, capsys, args, message):
     with pytest.raises(SystemExit) as e:
