@@ -19,6 +19,7 @@ authorship: whoever edits a record can recompute it. `seed` and `players` are no
 """
 import hashlib
 import json
+import struct
 
 import numpy as np
 
@@ -36,6 +37,9 @@ def _canonical(value) -> bytes:
 
 def _ints(values) -> bytes:
     return b"".join(int(v).to_bytes(8, "little", signed=True) for v in values)
+
+
+_PAIR = struct.Struct("<qq")    # two integers as _ints writes them
 
 
 class Digest:
@@ -60,6 +64,14 @@ class Digest:
         else:
             self._feed(data + self._decision(game))
 
+    def decisions(self, steps) -> None:
+        """Decisions that caused no reshuffle and ended no round, as (action, seat to move next, its mask's
+        bytes): what `step` feeds for each, taken down when it was played."""
+        value, sha256, pack = self.value, hashlib.sha256, _PAIR.pack
+        for action, seat, mask in steps:
+            value = sha256(value + pack(action, seat) + mask).digest()
+        self.value = value
+
     @staticmethod
     def _decision(game) -> bytes:
         return _ints([game.states[0]["cur"]]) + game.masks[0].tobytes()     # masks are uint8
@@ -70,7 +82,12 @@ class Digest:
 
 class Recorder:
     """Follows game 0 of a game of one (autoreset off) and writes down what a replay needs, and its proof.
-    `record` is complete after every step (a game left early saves what was played)."""
+    `record` is complete and proven whenever it is read (a game left early saves what was played). A step
+    that ends no round and reshuffles nothing only takes down its action and the decision it led to; the
+    proof's digest takes them in when the record is read or the round ends, so recording costs a step
+    about a microsecond."""
+
+    _VIEWS = ("_flags", "_cur", "_shuffles_now", "_mask")
 
     def __init__(self, game, seed=None):
         self.game = game
@@ -78,19 +95,65 @@ class Recorder:
         setup = game.round_setup(0)
         self.digest = Digest(config)
         self.digest.round_starts(setup, game)
-        self.record = {"format": game.record_format, "config": config,
-                       "seed": None if seed is None else int(seed), "rounds": [setup], "reshuffles": [],
-                       "actions": [], "proof": [self._entry()]}
+        self._record = {"format": game.record_format, "config": config,
+                        "seed": None if seed is None else int(seed), "rounds": [setup], "reshuffles": [],
+                        "actions": [], "proof": [self._entry()]}
         self._shuffles = game.reshuffles(0)
+        self._pending = []      # (action, seat, mask bytes) of the steps the proof has not taken in yet
+        self._views()
+
+    def _views(self) -> None:
+        """Views of game 0's flags, seat to move, reshuffle count and mask (read at every step)."""
+        g = self.game
+        self._flags, self._cur, self._shuffles_now, self._mask = g.flags[0], g.states["cur"], g.states["shuffles"], \
+            g.masks[0]
+
+    def __getstate__(self):
+        """Copies and pickles keep the game, not views of it (a pickled view would be a copy)."""
+        state = self.__dict__.copy()
+        for name in self._VIEWS:
+            del state[name]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._views()
+
+    @property
+    def record(self) -> dict:
+        """The record so far, its proof up to date."""
+        if self._pending:
+            self._settle()
+        return self._record
+
+    def _settle(self) -> None:
+        """The proof takes in the steps taken down since it was last brought up to date."""
+        entry = self._record["proof"][-1]
+        self.digest.decisions(self._pending)
+        entry["actions"] += len(self._pending)
+        entry["digest"] = self.digest.hexdigest()
+        self._pending.clear()
 
     def _entry(self) -> dict:
         return {"actions": 0, "points": None, "totals": None, "digest": self.digest.hexdigest()}
 
     def after_step(self, action: int) -> None:
-        """Note the action just taken, the reshuffle or new round it caused, and the proof so far."""
-        game, record = self.game, self.record
+        """Note the action just taken; a reshuffle, a round's end or the game's end is written down at once."""
+        action = int(action)
+        self._record["actions"].append(action)
+        flags = self._flags
+        if flags[F_ROUND_OVER] or flags[F_TERMINATED] or flags[F_TRUNCATED] \
+                or self._shuffles_now.item(0) != self._shuffles:
+            self._event(action)
+        else:
+            self._pending.append((action, self._cur.item(0), self._mask.tobytes()))
+
+    def _event(self, action: int) -> None:
+        """The step of `action` reshuffled, ended a round or ended the game: the proof is brought up to date."""
+        if self._pending:
+            self._settle()
+        game, record = self.game, self._record
         flags = game.flags[0].tolist()
-        record["actions"].append(int(action))
         reshuffle = None
         shuffles = game.reshuffles(0)
         if shuffles > self._shuffles:
