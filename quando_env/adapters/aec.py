@@ -3,6 +3,7 @@
 A game's `_v0` module subclasses `GameAECEnv` as its `raw_env` (setting `game_class` and `metadata`) and
 wraps it with `wrap`, as PettingZoo's classic environments do.
 """
+import numba
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -40,6 +41,15 @@ class AssertActionWrapper(wrappers.AssertOutOfBoundsWrapper):
         wrappers.BaseWrapper.step(self, action)
 
 
+def compiled(kernel, *args):
+    """The machine code numba runs for `kernel` (a dispatcher) given arguments of exactly these types, to
+    call directly: numba's per-call dispatch on the types costs about a microsecond with a structured array,
+    a third of a one-game kernel call. The kernel itself where it is not a numba dispatcher."""
+    if not isinstance(kernel, numba.core.registry.CPUDispatcher):
+        return kernel
+    return kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
 def pettingzoo_pair(game_class, module: str, doc: str):
     """`raw_env` (a GameAECEnv class of `game_class`) and `env()` (it, wrapped) for a game's `<name>_v0`
     module, whose name `module` is (PettingZoo's metadata name is its last part)."""
@@ -66,6 +76,7 @@ class GameAECEnv(AECEnv):
     continues the same game, random streams and record included.
     """
 
+    _VIEWS = ("_cur", "_flags", "_mask", "_step_kernel", "_observe_kernel", "_infos_kernel")
     _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
                                 "infos"})
 
@@ -99,8 +110,20 @@ class GameAECEnv(AECEnv):
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
         self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
-        self._cur = g.states["cur"]          # a view: who decides now
         self.recorder = None
+        self._views()
+
+    def _views(self) -> None:
+        """Views of game 0 and the serial kernels' compiled code for its arrays, read or called at every step
+        (made again for a copy: a view or compiled code does not copy or pickle)."""
+        g = self.game
+        self._cur = g.states["cur"]          # who decides now
+        self._flags = g.flags[0]
+        self._mask = g.masks[0]
+        self._step_kernel = compiled(g.kernels.step, g.states, g.all_games, self._action, g.cfg, g.rewards,
+                                     g.flags, g.masks)
+        self._observe_kernel = compiled(g.kernels.observe, g.states, self._seat, g.cfg, self._obs_buf)
+        self._infos_kernel = compiled(g.kernels.infos, g.states, g.cfg, self._info_buf)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -131,6 +154,7 @@ class GameAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {}
         self._info_rows = [None] * len(self.possible_agents)
+        self._info_bytes = None
         self._update_infos()
         self.agent_selection = self.possible_agents[int(self._cur[0])]
         self.recorder = Recorder(self.game, seed=seed)
@@ -146,16 +170,16 @@ class GameAECEnv(AECEnv):
         if action is None:
             raise ValueError(f"action=None is only for a terminated or truncated agent; {agent} is to move: give "
                              f"one integer 0..{g.num_actions - 1}, a legal one by its action_mask")
-        a = as_action(action, g.num_actions)
-        if not 0 <= a < g.num_actions or not g.masks[0, a]:
+        a = action if type(action) is int else as_action(action, g.num_actions)
+        if not 0 <= a < g.num_actions or not self._mask[a]:
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
-        r = g.step(self._action, checked=True)[0].tolist()
+        g.check_error(self._step_kernel(g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks))
         self.recorder.after_step(a)
-        self.rewards = dict(zip(self.possible_agents, r))
+        self.rewards = dict(zip(self.possible_agents, g.rewards[0].tolist()))
         self._update_infos()
-        flags = g.flags[0].tolist()
+        flags = self._flags
         terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
         if terminated or truncated:
             done = {ag: True for ag in self.agents}
@@ -173,7 +197,12 @@ class GameAECEnv(AECEnv):
     def _update_infos(self):
         """A new info dict for each agent whose values changed (the others keep theirs: none is mutated)."""
         g = self.game
-        rows = list(zip(*g.info_table(self._info_buf)[0].tolist()))     # per seat: its value of each key
+        self._infos_kernel(g.states, g.cfg, self._info_buf)
+        now = self._info_buf.tobytes()
+        if now == self._info_bytes:     # most steps change no seat's facts
+            return
+        self._info_bytes = now
+        rows = list(zip(*self._info_buf[0].tolist()))     # per seat: its value of each key
         for i, row in enumerate(rows):
             if row != self._info_rows[i]:
                 self.infos[self.possible_agents[i]] = dict(zip(g.info_keys, row))
@@ -188,10 +217,10 @@ class GameAECEnv(AECEnv):
             raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
         g = self.game
         self._seat[0] = self._index[agent]
-        g.kernels.observe(g.states, self._seat, g.cfg, self._obs_buf)
+        self._observe_kernel(g.states, self._seat, g.cfg, self._obs_buf)
         to_move = (agent == self.agent_selection and agent in self.agents
                    and not (self.terminations[agent] or self.truncations[agent]))
-        mask = g.masks[0].astype(np.int8) if to_move else self._no_moves.copy()
+        mask = self._mask.astype(np.int8) if to_move else self._no_moves.copy()
         return {"observation": self._obs_buf[0].copy(), "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -238,10 +267,11 @@ class GameAECEnv(AECEnv):
     def __getstate__(self):
         """The game as it stands (not a fresh env of the same options): a copy or a pickle continues it."""
         state = self.__dict__.copy()
-        del state["renderer"], state["_cur"]       # a window; a view of the game's states
+        for name in ("renderer", *self._VIEWS):     # a window; views of the game and compiled code (_views)
+            del state[name]
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.renderer = picture.Renderer(self.render_mode, self.metadata["name"], self.metadata["render_fps"])
-        self._cur = self.game.states["cur"]
+        self._views()

@@ -17,6 +17,7 @@ random stream and stale pile tails differ between a game and its replay) nor an 
 (which may change between versions while the game stays the same). The digest proves consistency, not
 authorship: whoever edits a record can recompute it. `seed` and `players` are notes the proof leaves out.
 """
+import functools
 import hashlib
 import json
 import struct
@@ -47,8 +48,8 @@ class Digest:
     it the same events in the same order. A hash chain (each event hashed with the digest so far), so it is
     32 bytes that copy and pickle with the env that records."""
 
-    def __init__(self, config: dict):
-        self.value = hashlib.sha256(_canonical(config)).digest()
+    def __init__(self, config: dict, value: bytes | None = None):
+        self.value = hashlib.sha256(_canonical(config)).digest() if value is None else value
 
     def _feed(self, data: bytes) -> None:
         self.value = hashlib.sha256(self.value + data).digest()
@@ -64,12 +65,20 @@ class Digest:
         else:
             self._feed(data + self._decision(game))
 
-    def decisions(self, steps) -> None:
-        """Decisions that caused no reshuffle and ended no round, as (action, seat to move next, its mask's
-        bytes): what `step` feeds for each, taken down when it was played."""
+    def take(self, events: list) -> None:
+        """Events taken down by a Recorder, fed in order: (action, seat, mask bytes) for a decision that
+        caused no reshuffle and ended no round (what `step` feeds for it), a list of parts (bytes, or a
+        setup or reshuffle to write as canonical JSON) for any other event, or a proof entry (a dict),
+        which gets the digest so far."""
         value, sha256, pack = self.value, hashlib.sha256, _PAIR.pack
-        for action, seat, mask in steps:
-            value = sha256(value + pack(action, seat) + mask).digest()
+        for event in events:
+            kind = type(event)
+            if kind is tuple:
+                value = sha256(value + pack(event[0], event[1]) + event[2]).digest()
+            elif kind is list:
+                value = sha256(value + b"".join(p if type(p) is bytes else _canonical(p) for p in event)).digest()
+            else:
+                event["digest"] = value.hex()
         self.value = value
 
     @staticmethod
@@ -83,24 +92,24 @@ class Digest:
 class Recorder:
     """Follows game 0 of a game of one (autoreset off) and writes down what a replay needs, and its proof.
     `record` is complete and proven whenever it is read (a game left early saves what was played). A step
-    that ends no round and reshuffles nothing only takes down its action and the decision it led to; the
-    proof's digest takes them in when the record is read or the round ends, so recording costs a step
-    about a microsecond."""
+    only takes down its action and the decision it led to (or the reshuffle, the round's result and the
+    next deal); the proof's digest takes them in when the record is read, so that recording costs a step
+    about a microsecond and hashing is paid only for records that are read."""
 
     _VIEWS = ("_flags", "_cur", "_shuffles_now", "_mask")
 
     def __init__(self, game, seed=None):
         self.game = game
-        config = game.config.to_dict()      # plain Python values: configs convert every option
-        setup = game.round_setup(0)
-        self.digest = Digest(config)
-        self.digest.round_starts(setup, game)
+        items, start = _config_start(game.config)
+        config = dict(items)
+        self.digest = Digest(config, start)
         self._record = {"format": game.record_format, "config": config,
-                        "seed": None if seed is None else int(seed), "rounds": [setup], "reshuffles": [],
-                        "actions": [], "proof": [self._entry()]}
+                        "seed": None if seed is None else int(seed), "rounds": [], "reshuffles": [],
+                        "actions": [], "proof": []}
+        self._pending = []      # events the digest has not taken in yet (Digest.take)
         self._shuffles = game.reshuffles(0)
-        self._pending = []      # (action, seat, mask bytes) of the steps the proof has not taken in yet
         self._views()
+        self._round_starts()
 
     def _views(self) -> None:
         """Views of game 0's flags, seat to move, reshuffle count and mask (read at every step)."""
@@ -123,22 +132,27 @@ class Recorder:
     def record(self) -> dict:
         """The record so far, its proof up to date."""
         if self._pending:
-            self._settle()
+            self.digest.take(self._pending)
+            self._pending.clear()
+            entry = self._record["proof"][-1]
+            if entry["points"] is None:
+                entry["actions"] = len(self._record["actions"]) - self._first
+            entry["digest"] = self.digest.hexdigest()
         return self._record
 
-    def _settle(self) -> None:
-        """The proof takes in the steps taken down since it was last brought up to date."""
-        entry = self._record["proof"][-1]
-        self.digest.decisions(self._pending)
-        entry["actions"] += len(self._pending)
-        entry["digest"] = self.digest.hexdigest()
-        self._pending.clear()
+    def _decision(self) -> bytes:
+        return _ints([self._cur.item(0)]) + self._mask.tobytes()       # as Digest._decision
 
-    def _entry(self) -> dict:
-        return {"actions": 0, "points": None, "totals": None, "digest": self.digest.hexdigest()}
+    def _round_starts(self) -> None:
+        setup = self.game.round_setup(0)
+        entry = {"actions": 0, "points": None, "totals": None, "digest": None}
+        self._record["rounds"].append(setup)
+        self._record["proof"].append(entry)
+        self._first = len(self._record["actions"])       # the round's first step
+        self._pending += ([setup, self._decision()], entry)
 
     def after_step(self, action: int) -> None:
-        """Note the action just taken; a reshuffle, a round's end or the game's end is written down at once."""
+        """Note the action just taken, and the reshuffle, round's end or game's end it caused."""
         action = int(action)
         self._record["actions"].append(action)
         flags = self._flags
@@ -149,35 +163,39 @@ class Recorder:
             self._pending.append((action, self._cur.item(0), self._mask.tobytes()))
 
     def _event(self, action: int) -> None:
-        """The step of `action` reshuffled, ended a round or ended the game: the proof is brought up to date."""
-        if self._pending:
-            self._settle()
         game, record = self.game, self._record
-        flags = game.flags[0].tolist()
-        reshuffle = None
+        flags = self._flags.tolist()
+        event = [_ints([action])]
         shuffles = game.reshuffles(0)
         if shuffles > self._shuffles:
             self._shuffles = shuffles
             reshuffle = {"step": len(record["actions"]) - 1, **game.reshuffle_record(0)}
             record["reshuffles"].append(reshuffle)
-        round_over = bool(flags[F_ROUND_OVER])
-        self.digest.step(game, action, reshuffle, round_over)
-        entry = record["proof"][-1]
-        entry["actions"] += 1
-        entry["digest"] = self.digest.hexdigest()
+            event.append(_canonical(reshuffle))
+        round_over = flags[F_ROUND_OVER]
         if round_over:
-            entry["points"] = [int(x) for x in game.round_points[0]]
-            entry["totals"] = [int(x) for x in game.totals[0]]
+            entry = record["proof"][-1]
+            entry["actions"] = len(record["actions"]) - self._first
+            entry["points"] = game.round_points[0].tolist()
+            entry["totals"] = game.totals[0].tolist()
+            event.append(_ints(entry["points"]) + _ints(entry["totals"]))
+            self._pending += (event, entry)
+        else:
+            event.append(self._decision())
+            self._pending.append(event)
         ended = flags[F_TERMINATED] or flags[F_TRUNCATED]
         if round_over and not ended:
-            setup = game.round_setup(0)
-            self.digest.round_starts(setup, game)
-            record["rounds"].append(setup)
-            record["proof"].append(self._entry())
+            self._round_starts()
         if ended:
-            record["result"] = {"totals": [int(x) for x in game.totals[0]],
-                                "terminated": bool(flags[F_TERMINATED]),
+            record["result"] = {"totals": game.totals[0].tolist(), "terminated": bool(flags[F_TERMINATED]),
                                 "truncated": bool(flags[F_TRUNCATED])}
+
+
+@functools.lru_cache(maxsize=64)
+def _config_start(config) -> tuple[tuple, bytes]:
+    """A config's options as (name, value) pairs (plain immutable values) and the digest they start."""
+    d = config.to_dict()
+    return tuple(d.items()), Digest(d).value
 
 
 def save(record: dict, path) -> None:
