@@ -76,7 +76,7 @@ class GameAECEnv(AECEnv):
     continues the same game, random streams and record included.
     """
 
-    _VIEWS = ("_cur", "_flags", "_mask", "_step_kernel", "_observe_kernel", "_infos_kernel")
+    _VIEWS = ("_cur", "_flags", "_mask", "_obs_row", "_step_kernel", "_observe_kernel", "_infos_kernel")
     _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
                                 "infos"})
 
@@ -110,6 +110,8 @@ class GameAECEnv(AECEnv):
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
         self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
+        self._no_reward = bytes(g.rewards.nbytes)
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)
         self.recorder = None
         self._views()
 
@@ -120,6 +122,7 @@ class GameAECEnv(AECEnv):
         self._cur = g.states["cur"]          # who decides now
         self._flags = g.flags[0]
         self._mask = g.masks[0]
+        self._obs_row = self._obs_buf[0]
         self._step_kernel = compiled(g.kernels.step, g.states, g.all_games, self._action, g.cfg, g.rewards,
                                      g.flags, g.masks)
         self._observe_kernel = compiled(g.kernels.observe, g.states, self._seat, g.cfg, self._obs_buf)
@@ -162,7 +165,8 @@ class GameAECEnv(AECEnv):
     def step(self, action):
         """Play `action` (an int or numpy integer) for the agent to move; ValueError, naming the legal actions,
         if it is anything else (None only for a terminated or truncated agent); a refused action changes nothing."""
-        self._need_reset("step()")
+        if self.recorder is None:
+            self._need_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -175,11 +179,14 @@ class GameAECEnv(AECEnv):
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
-        g.check_error(self._step_kernel(g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks))
+        error = self._step_kernel(g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
+        if error >= 0:
+            g.check_error(error)
         self.recorder.after_step(a)
-        self.rewards = dict(zip(self.possible_agents, g.rewards[0].tolist()))
+        rewards = g.rewards.tobytes() != self._no_reward     # most steps reward no one
+        self.rewards = dict(zip(self.possible_agents, g.rewards[0].tolist())) if rewards else self._zeros.copy()
         self._update_infos()
-        flags = self._flags
+        flags = self._flags.tobytes()
         terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
         if terminated or truncated:
             done = {ag: True for ag in self.agents}
@@ -189,8 +196,9 @@ class GameAECEnv(AECEnv):
                 self.truncations = done
             self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[int(self._cur[0])]
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[self._cur.item(0)]
+        if rewards:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -202,9 +210,10 @@ class GameAECEnv(AECEnv):
         if now == self._info_bytes:     # most steps change no seat's facts
             return
         self._info_bytes = now
-        rows = list(zip(*self._info_buf[0].tolist()))     # per seat: its value of each key
+        rows = self._info_buf[0].T.tolist()     # per seat: its value of each key
+        old = self._info_rows
         for i, row in enumerate(rows):
-            if row != self._info_rows[i]:
+            if row != old[i]:
                 self.infos[self.possible_agents[i]] = dict(zip(g.info_keys, row))
         self._info_rows = rows
 
@@ -212,7 +221,8 @@ class GameAECEnv(AECEnv):
     def observe(self, agent):
         """The agent's observation vector, and its action mask (all zero unless it is to move; any of
         possible_agents, also once it has left the game)."""
-        self._need_reset("observe()")
+        if self.recorder is None:
+            self._need_reset("observe()")
         if agent not in self._index:
             raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
         g = self.game
@@ -221,7 +231,7 @@ class GameAECEnv(AECEnv):
         to_move = (agent == self.agent_selection and agent in self.agents
                    and not (self.terminations[agent] or self.truncations[agent]))
         mask = self._mask.astype(np.int8) if to_move else self._no_moves.copy()
-        return {"observation": self._obs_buf[0].copy(), "action_mask": mask}
+        return {"observation": self._obs_row.copy(), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The full perfect-information state, for centralised critics."""

@@ -51,7 +51,8 @@ ACTION_NAMES = [action_name(a) for a in range(NUM_ACTIONS)]
 
 def card_pairs(ids, ups) -> list[list[int]]:
     """Cards given by id and up-side index as [up, down] number pairs (how decks are written in records)."""
-    return [[int(CARD_VALUES[c, u]), int(CARD_VALUES[c, 1 - u])] for c, u in zip(ids, ups)]
+    ids, ups = np.asarray(ids, np.intp), np.asarray(ups, np.intp)
+    return np.stack([CARD_VALUES[ids, ups], CARD_VALUES[ids, 1 - ups]], axis=1).tolist()
 
 
 def deck_to_cards(deck, name: str = "deck") -> tuple[np.ndarray, np.ndarray]:
