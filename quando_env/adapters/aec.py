@@ -76,7 +76,8 @@ class GameAECEnv(AECEnv):
     continues the same game, random streams and record included.
     """
 
-    _VIEWS = ("_cur", "_flags", "_mask", "_obs_row", "_step_kernel", "_observe_kernel", "_infos_kernel")
+    _VIEWS = ("_cur", "_flags", "_mask", "_obs_row", "_info_seats", "_step_args", "_observe_args", "_infos_args",
+              "_step_kernel", "_observe_kernel", "_infos_kernel")
     _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
                                 "infos"})
 
@@ -123,10 +124,13 @@ class GameAECEnv(AECEnv):
         self._flags = g.flags[0]
         self._mask = g.masks[0]
         self._obs_row = self._obs_buf[0]
-        self._step_kernel = compiled(g.kernels.step, g.states, g.all_games, self._action, g.cfg, g.rewards,
-                                     g.flags, g.masks)
-        self._observe_kernel = compiled(g.kernels.observe, g.states, self._seat, g.cfg, self._obs_buf)
-        self._infos_kernel = compiled(g.kernels.infos, g.states, g.cfg, self._info_buf)
+        self._info_seats = self._info_buf[0].T       # per seat: its value of each info key
+        self._step_args = (g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
+        self._observe_args = (g.states, self._seat, g.cfg, self._obs_buf)
+        self._infos_args = (g.states, g.cfg, self._info_buf)
+        self._step_kernel = compiled(g.kernels.step, *self._step_args)
+        self._observe_kernel = compiled(g.kernels.observe, *self._observe_args)
+        self._infos_kernel = compiled(g.kernels.infos, *self._infos_args)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -179,7 +183,7 @@ class GameAECEnv(AECEnv):
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
-        error = self._step_kernel(g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
+        error = self._step_kernel(*self._step_args)
         if error >= 0:
             g.check_error(error)
         self.recorder.after_step(a)
@@ -204,17 +208,16 @@ class GameAECEnv(AECEnv):
 
     def _update_infos(self):
         """A new info dict for each agent whose values changed (the others keep theirs: none is mutated)."""
-        g = self.game
-        self._infos_kernel(g.states, g.cfg, self._info_buf)
+        self._infos_kernel(*self._infos_args)
         now = self._info_buf.tobytes()
-        if now == self._info_bytes:     # most steps change no seat's facts
+        if now == self._info_bytes:     # many steps change no seat's facts
             return
         self._info_bytes = now
-        rows = self._info_buf[0].T.tolist()     # per seat: its value of each key
-        old = self._info_rows
-        for i, row in enumerate(rows):
-            if row != old[i]:
-                self.infos[self.possible_agents[i]] = dict(zip(g.info_keys, row))
+        rows = self._info_seats.tolist()
+        keys, infos = self.game.info_keys, self.infos
+        for agent, row, old in zip(self.possible_agents, rows, self._info_rows):
+            if row != old:
+                infos[agent] = dict(zip(keys, row))
         self._info_rows = rows
 
     # ------------------------------------------------------------------ views
@@ -225,9 +228,8 @@ class GameAECEnv(AECEnv):
             self._need_reset("observe()")
         if agent not in self._index:
             raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
-        g = self.game
         self._seat[0] = self._index[agent]
-        self._observe_kernel(g.states, self._seat, g.cfg, self._obs_buf)
+        self._observe_kernel(*self._observe_args)
         to_move = (agent == self.agent_selection and agent in self.agents
                    and not (self.terminations[agent] or self.truncations[agent]))
         mask = self._mask.astype(np.int8) if to_move else self._no_moves.copy()

@@ -25,7 +25,7 @@ import struct
 import numpy as np
 
 from ..checks import SEED_MAX, as_int, is_int, need, shown
-from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, make_config
+from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS, make_config
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof
 MAX_RECORD_BYTES = 4 * 2**20    # a record file larger than this is refused unread (see load)
@@ -41,6 +41,7 @@ def _ints(values) -> bytes:
 
 
 _PAIR = struct.Struct("<qq")    # two integers as _ints writes them
+_NO_FLAGS = bytes(NUM_FLAGS)    # a step that ended nothing (an error flag raised before the recorder sees it)
 
 
 class Digest:
@@ -107,8 +108,8 @@ class Recorder:
                         "seed": None if seed is None else int(seed), "rounds": [], "reshuffles": [],
                         "actions": [], "proof": []}
         self._pending = []      # events the digest has not taken in yet (Digest.take)
-        self._shuffles = game.reshuffles(0)
         self._views()
+        self._shuffles = self._shuffles_now.item(0)
         self._round_starts()
 
     def _views(self) -> None:
@@ -155,9 +156,7 @@ class Recorder:
         """Note the action just taken, and the reshuffle, round's end or game's end it caused."""
         action = int(action)
         self._record["actions"].append(action)
-        flags = self._flags
-        if flags[F_ROUND_OVER] or flags[F_TERMINATED] or flags[F_TRUNCATED] \
-                or self._shuffles_now.item(0) != self._shuffles:
+        if self._flags.tobytes() != _NO_FLAGS or self._shuffles_now.item(0) != self._shuffles:
             self._event(action)
         else:
             self._pending.append((action, self._cur.item(0), self._mask.tobytes()))
@@ -166,7 +165,7 @@ class Recorder:
         game, record = self.game, self._record
         flags = self._flags.tolist()
         event = [_ints([action])]
-        shuffles = game.reshuffles(0)
+        shuffles = self._shuffles_now.item(0)
         if shuffles > self._shuffles:
             self._shuffles = shuffles
             reshuffle = {"step": len(record["actions"]) - 1, **game.reshuffle_record(0)}
