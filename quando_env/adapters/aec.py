@@ -106,7 +106,7 @@ class GameAECEnv(AECEnv):
         self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(g.state_dim,), dtype=np.float32)
         self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
         self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
-        self._seat = np.zeros(1, np.int64)
+        self._seats = [np.full(1, i, np.int64) for i in range(n)]     # observe's argument per seat
         self._action = np.zeros(1, np.int64)
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
@@ -126,10 +126,10 @@ class GameAECEnv(AECEnv):
         self._obs_row = self._obs_buf[0]
         self._info_seats = self._info_buf[0].T       # per seat: its value of each info key
         self._step_args = (g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
-        self._observe_args = (g.states, self._seat, g.cfg, self._obs_buf)
+        self._observe_args = [(g.states, seat, g.cfg, self._obs_buf) for seat in self._seats]
         self._infos_args = (g.states, g.cfg, self._info_buf)
         self._step_kernel = compiled(g.kernels.step, *self._step_args)
-        self._observe_kernel = compiled(g.kernels.observe, *self._observe_args)
+        self._observe_kernel = compiled(g.kernels.observe, *self._observe_args[0])
         self._infos_kernel = compiled(g.kernels.infos, *self._infos_args)
 
     def observation_space(self, agent):
@@ -226,10 +226,10 @@ class GameAECEnv(AECEnv):
         possible_agents, also once it has left the game)."""
         if self.recorder is None:
             self._need_reset("observe()")
-        if agent not in self._index:
+        seat = self._index.get(agent)
+        if seat is None:
             raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
-        self._seat[0] = self._index[agent]
-        self._observe_kernel(*self._observe_args)
+        self._observe_kernel(*self._observe_args[seat])
         to_move = (agent == self.agent_selection and agent in self.agents
                    and not (self.terminations[agent] or self.truncations[agent]))
         mask = self._mask.astype(np.int8) if to_move else self._no_moves.copy()
