@@ -144,16 +144,19 @@ class GameAECEnv(AECEnv):
         seed the game goes on with the random stream the last seed started (fresh entropy if never seeded), as
         Gymnasium's and PettingZoo's classic envs do: libraries that seed once and then reset unseeded (Tianshou,
         TorchRL) replay the same games from the same seed."""
-        need(options is None or isinstance(options, dict), f"options={shown(options)}",
-             f"None or a dict (of the game's setup: {list(self.game.setup_keys)})")
+        if not (options is None or isinstance(options, dict)):
+            need(False, f"options={shown(options)}",
+                 f"None or a dict (of the game's setup: {list(self.game.setup_keys)})")
         seed = None if seed is None else as_seed(seed)
         options = options or {}
         setup = {k: options[k] for k in self.game.setup_keys if k in options}
-        with all_or_nothing(Snapshot(self.game, ENGINE)):   # a setup refused after the seeded deal
-            if seed is not None:
+        if seed is None:
+            self.game.reset(games=[0], **setup)     # all or nothing by itself
+        else:
+            with all_or_nothing(Snapshot(self.game, ENGINE)):   # a setup refused after the seeded deal
                 self.game.reset(seed=seed)
-            if seed is None or setup:
-                self.game.reset(games=[0], **setup)
+                if setup:
+                    self.game.reset(games=[0], **setup)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
