@@ -1,11 +1,12 @@
 """Engine and AEC speed, each as a ratio against a baseline measured in the same run.
 
-    python benchmarks/bench_engine.py [--seconds 1] [--repeats 3]
+    python benchmarks/bench_engine.py [--seconds 1] [--repeats 3] [--only engine|aec]
 
 Rows: VectorGame with 4096 games under uniformly random legal play (sampling included) on 1 thread and
 on all of numba's threads, against each other and against the plain-Python reference of
-tests/reference.py; the single AEC env under random play (an observe per step) against PettingZoo's
-texas_holdem_v4 and leduc_holdem_v4 (needs rlcard and pygame, from the `dev` extra). The CPU column
+tests/reference.py; the single AEC env (recording, as users get it) in the loop the quick start shows (an
+observe per step, `np.random.choice` over the mask) against PettingZoo's texas_holdem_v4 and
+leduc_holdem_v4 in the same loop (needs rlcard and pygame, from the `dev` extra). The CPU column
 counts steps per CPU-second of the whole process (all threads), which stays put when other work shares
 the machine.
 """
@@ -75,15 +76,10 @@ def reference(game):
     return step
 
 
-def legal_choice(rng, mask) -> int:
-    """A uniformly random legal action of `mask`, drawn from numpy generator `rng`."""
-    legal = np.flatnonzero(mask)
-    return int(legal[int(rng.random() * len(legal))])
-
-
 def aec(make_env):
+    """The quick start's loop (README), counting env steps."""
     e = make_env()
-    rng = np.random.default_rng(0)
+    np.random.seed(0)
     e.reset(seed=0)
 
     def step():
@@ -93,7 +89,7 @@ def aec(make_env):
             if term or trunc:
                 e.step(None)
             else:
-                e.step(legal_choice(rng, obs["action_mask"]))
+                e.step(int(np.random.choice(np.flatnonzero(obs["action_mask"]))))
             n += 1
             if n >= 200:
                 return n
@@ -152,11 +148,12 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats; each row keeps its best")
     parser.add_argument("--games", nargs="+", default=game_names(), choices=game_names(),
                         help="the games whose engines to measure (default: all)")
+    parser.add_argument("--only", choices=("engine", "aec"), help="only the engine rows, or only the AEC rows")
     args = parser.parse_args()
     # name -> (stepper, baseline name or None)
     threads = numba.get_num_threads()
     cases, same = {}, []
-    for game in args.games:
+    for game in args.games if args.only != "aec" else ():
         cls = game_class(game)
         ref, one, many = (f"{game}: reference (plain Python, 1 game)", f"{game}: VectorGame, 4096 games, 1 thread",
                           f"{game}: VectorGame, 4096 games, {threads} threads")
@@ -165,6 +162,8 @@ def main():
                       f"{game}: VectorGame, 256 games, {threads} threads": (vector_game(cls, 256, threads), ref)})
         same.append((f"{game}:   the same against 1 thread", many))
     try:
+        if args.only == "engine":
+            raise ImportError("not measured (--only engine)")
         from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
         cases.update({
             "texas_holdem_v4.env() (PettingZoo)": (aec(texas_holdem_v4.env), None),
@@ -185,7 +184,8 @@ def main():
                                                             "leduc_holdem_v4.raw_env() (PettingZoo)")
     except ImportError as e:
         print(f"(PettingZoo poker baselines unavailable: {e}; install the dev extra)")
-        cases["quando_env.env(), 4 players"] = (aec(lambda: quando_env.env(num_players=4)), None)
+        if args.only != "engine":
+            cases["quando_env.env(), 4 players"] = (aec(lambda: quando_env.env(num_players=4)), None)
     best = {}
     for r in range(args.repeats):
         for name, (step, _) in cases.items():
@@ -200,7 +200,7 @@ def main():
     print(f"| {'what':55s} | {'steps/s':>12s} | {'ratio':>8s} | {'steps/CPU-second':>16s} |")
     print(f"|{'-' * 57}|{'-' * 14}|{'-' * 10}|{'-' * 18}|")
     for name, (_, base) in cases.items():
-        ratio = f"{best[name][0] / best[base][0]:.1f}x" if base in best else ""
+        ratio = f"{best[name][0] / best[base][0]:.2f}x" if base in best else ""
         print(f"| {name:55s} | {best[name][0]:12,.0f} | {ratio:>8s} | {best[name][1]:16,.0f} |")
     print(f"\nratios: against the row named in the code (reference; 1 thread; texas_holdem_v4 env/raw_env; "
           f"leduc_holdem_v4); numba threads: {threads} (NUMBA_NUM_THREADS).")

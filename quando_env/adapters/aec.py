@@ -4,6 +4,8 @@ A game's `_v0` module subclasses `GameAECEnv` as its `raw_env` (setting `game_cl
 wraps it with `wrap`, as PettingZoo's classic environments do.
 """
 import copy
+
+import numba
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -42,6 +44,15 @@ class AssertActionWrapper(wrappers.AssertOutOfBoundsWrapper):
         wrappers.BaseWrapper.step(self, action)
 
 
+def compiled(kernel, *args):
+    """The machine code numba runs for `kernel` (a dispatcher) given arguments of exactly these types, to
+    call directly: numba's per-call dispatch on the types costs about a microsecond with a structured array,
+    a third of a one-game kernel call. The kernel itself where it is not a numba dispatcher."""
+    if not isinstance(kernel, numba.core.registry.CPUDispatcher):
+        return kernel
+    return kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
 def pettingzoo_pair(game_class, module: str, doc: str):
     """`raw_env` (a GameAECEnv class of `game_class`) and `env()` (it, wrapped) for a game's `<name>_v0`
     module, whose name `module` is (PettingZoo's metadata name is its last part)."""
@@ -70,6 +81,8 @@ class GameAECEnv(AECEnv):
     continues the same game, random streams and record included.
     """
 
+    _VIEWS = ("_cur", "_flags", "_mask", "_obs_row", "_info_seats", "_step_args", "_observe_args", "_infos_args",
+              "_step_kernel", "_observe_kernel", "_infos_kernel")
     _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
                                 "infos"})
 
@@ -102,14 +115,32 @@ class GameAECEnv(AECEnv):
         self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(g.state_dim,), dtype=np.float32)
         self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
         self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
-        self._seat = np.zeros(1, np.int64)
+        self._seats = [np.full(1, i, np.int64) for i in range(n)]     # observe's argument per seat
         self._zero = np.zeros(1, np.int64)     # game slot 0, as the kernels take it
         self._action = np.zeros(1, np.int64)
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
         self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
-        self._cur = g.states["cur"]          # a view: who decides now
+        self._no_reward = bytes(g.rewards.nbytes)
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)
         self.recorder = None
+        self._views()
+
+    def _views(self) -> None:
+        """Views of game 0 and the serial kernels' compiled code for its arrays, read or called at every step
+        (made again for a copy: a view or compiled code does not copy or pickle)."""
+        g = self.game
+        self._cur = g.states["cur"]          # who decides now
+        self._flags = g.flags[0]
+        self._mask = g.masks[0]
+        self._obs_row = self._obs_buf[0]
+        self._info_seats = self._info_buf[0].T       # per seat: its value of each info key
+        self._step_args = (g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
+        self._observe_args = [(g.states, seat, g.cfg, self._obs_buf) for seat in self._seats]
+        self._infos_args = (g.states, g.cfg, self._info_buf)
+        self._step_kernel = compiled(g.kernels.step, *self._step_args)
+        self._observe_kernel = compiled(g.kernels.observe, *self._observe_args[0])
+        self._infos_kernel = compiled(g.kernels.infos, *self._infos_args)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -123,16 +154,19 @@ class GameAECEnv(AECEnv):
         seed the game goes on with the random stream the last seed started (fresh entropy if never seeded), as
         Gymnasium's and PettingZoo's classic envs do: libraries that seed once and then reset unseeded (Tianshou,
         TorchRL) replay the same games from the same seed."""
-        need(options is None or isinstance(options, dict), f"options={shown(options)}",
-             f"None or a dict (of the game's setup: {list(self.game.setup_keys)})")
+        if not (options is None or isinstance(options, dict)):
+            need(False, f"options={shown(options)}",
+                 f"None or a dict (of the game's setup: {list(self.game.setup_keys)})")
         seed = None if seed is None else as_seed(seed)
         options = options or {}
         setup = {k: options[k] for k in self.game.setup_keys if k in options}
-        with all_or_nothing(Snapshot(self.game, ENGINE)):   # a setup refused after the seeded deal
-            if seed is not None:
+        if seed is None:
+            self.game.reset(games=[0], **setup)     # all or nothing by itself
+        else:
+            with all_or_nothing(Snapshot(self.game, ENGINE)):   # a setup refused after the seeded deal
                 self.game.reset(seed=seed)
-            if seed is None or setup:
-                self.game.reset(games=[0], **setup)
+                if setup:
+                    self.game.reset(games=[0], **setup)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -140,6 +174,7 @@ class GameAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {}
         self._info_rows = [None] * len(self.possible_agents)
+        self._info_bytes = None
         self._update_infos()
         self.agent_selection = self.possible_agents[int(self._cur[0])]
         self.recorder = Recorder(self.game, seed=seed)
@@ -147,7 +182,8 @@ class GameAECEnv(AECEnv):
     def step(self, action):
         """Play `action` (an int or numpy integer) for the agent to move; ValueError, naming the legal actions,
         if it is anything else (None only for a terminated or truncated agent); a refused action changes nothing."""
-        self._need_reset("step()")
+        if self.recorder is None:
+            self._need_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -155,17 +191,20 @@ class GameAECEnv(AECEnv):
         if action is None:
             raise ValueError(f"action=None is only for a terminated or truncated agent; {agent} is to move: give "
                              f"one integer 0..{g.num_actions - 1}, a legal one by its action_mask")
-        a = as_action(action, g.num_actions)
-        if not 0 <= a < g.num_actions or not g.masks[0, a]:
+        a = action if type(action) is int else as_action(action, g.num_actions)
+        if not 0 <= a < g.num_actions or not self._mask[a]:
             raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
         with uninterrupted():      # Ctrl-C waits until the step and its record are both done
             self._cumulative_rewards[agent] = 0.0
             self._action[0] = a
-            r = g.step(self._action, checked=True)[0].tolist()
+            error = self._step_kernel(*self._step_args)
+            if error >= 0:
+                g.check_error(error)
             self.recorder.after_step(a)
-            self.rewards = dict(zip(self.possible_agents, r))
+            rewards = g.rewards.tobytes() != self._no_reward     # most steps reward no one
+            self.rewards = dict(zip(self.possible_agents, g.rewards[0].tolist())) if rewards else self._zeros.copy()
             self._update_infos()
-            flags = g.flags[0].tolist()
+            flags = self._flags.tobytes()
             terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
             if terminated or truncated:
                 done = {ag: True for ag in self.agents}
@@ -175,34 +214,40 @@ class GameAECEnv(AECEnv):
                     self.truncations = done
                 self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
             else:
-                self.agent_selection = self.possible_agents[int(self._cur[0])]
+                self.agent_selection = self.possible_agents[self._cur.item(0)]
+        if rewards:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _update_infos(self):
         """A new info dict for each agent whose values changed (the others keep theirs: none is mutated)."""
-        g = self.game
-        rows = list(zip(*g.info_table(self._info_buf)[0].tolist()))     # per seat: its value of each key
-        for i, row in enumerate(rows):
-            if row != self._info_rows[i]:
-                self.infos[self.possible_agents[i]] = dict(zip(g.info_keys, row))
+        self._infos_kernel(*self._infos_args)
+        now = self._info_buf.tobytes()
+        if now == self._info_bytes:     # many steps change no seat's facts
+            return
+        self._info_bytes = now
+        rows = self._info_seats.tolist()
+        keys, infos = self.game.info_keys, self.infos
+        for agent, row, old in zip(self.possible_agents, rows, self._info_rows):
+            if row != old:
+                infos[agent] = dict(zip(keys, row))
         self._info_rows = rows
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):
         """The agent's observation vector, and its action mask (all zero unless it is to move; any of
         possible_agents, also once it has left the game)."""
-        self._need_reset("observe()")
-        if not isinstance(agent, str) or agent not in self._index:       # (a list is unhashable: a TypeError)
+        if self.recorder is None:
+            self._need_reset("observe()")
+        seat = self._index.get(agent) if isinstance(agent, str) else None     # (a list is unhashable)
+        if seat is None:
             raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
-        g = self.game
-        self._seat[0] = self._index[agent]
-        g.kernels.observe(g.states, self._seat, g.cfg, self._obs_buf)
+        self._observe_kernel(*self._observe_args[seat])
         to_move = (agent == self.agent_selection and agent in self.agents
                    and not (self.terminations[agent] or self.truncations[agent]))
-        mask = g.masks[0].astype(np.int8) if to_move else self._no_moves.copy()
-        out = {"observation": self._obs_buf[0].copy(), "action_mask": mask}
+        mask = self._mask.astype(np.int8) if to_move else self._no_moves.copy()
+        out = {"observation": self._obs_row.copy(), "action_mask": mask}
         if self.action_feature_layout is not None:
             out["action_features"] = self._move_features(to_move)
         return out
@@ -261,10 +306,11 @@ class GameAECEnv(AECEnv):
     def __getstate__(self):
         """The game as it stands (not a fresh env of the same options): a copy or a pickle continues it."""
         state = self.__dict__.copy()
-        del state["renderer"], state["_cur"]       # a window; a view of the game's states
+        for name in ("renderer", *self._VIEWS):     # a window; views of the game and compiled code (_views)
+            del state[name]
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.renderer = picture.Renderer(self.render_mode, self.metadata["name"], self.metadata["render_fps"])
-        self._cur = self.game.states["cur"]
+        self._views()

@@ -16,14 +16,20 @@ numpy version. It covers the record's own content (any change to it shows) and w
 random stream and stale pile tails differ between a game and its replay) nor an observation encoding
 (which may change between versions while the game stays the same). The digest proves consistency, not
 authorship: whoever edits a record can recompute it. `seed` and `players` are notes the proof leaves out.
+
+A Recorder takes each step down as it is played (the action, the seat to move and its mask; a round's end, a
+reshuffle, the next deal) and hashes it into the digest when the record is read, so recording costs an AEC
+step about a microsecond and the proof of a record nobody reads is never computed.
 """
+import functools
 import hashlib
 import json
+import struct
 
 import numpy as np
 
 from ..checks import SEED_MAX, as_int, is_int, need, shown
-from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, make_config
+from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS, make_config
 from ..files import write_text
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof
@@ -39,13 +45,17 @@ def _ints(values) -> bytes:
     return b"".join(int(v).to_bytes(8, "little", signed=True) for v in values)
 
 
+_PAIR = struct.Struct("<qq")    # two integers as _ints writes them
+_NO_FLAGS = bytes(NUM_FLAGS)    # a step that ended nothing (an error flag raised before the recorder sees it)
+
+
 class Digest:
     """The running digest of a record's proof (see the module docstring): the recorder and the replay feed
     it the same events in the same order. A hash chain (each event hashed with the digest so far), so it is
     32 bytes that copy and pickle with the env that records."""
 
-    def __init__(self, config: dict):
-        self.value = hashlib.sha256(_canonical(config)).digest()
+    def __init__(self, config: dict, value: bytes | None = None):
+        self.value = hashlib.sha256(_canonical(config)).digest() if value is None else value
 
     def _feed(self, data: bytes) -> None:
         self.value = hashlib.sha256(self.value + data).digest()
@@ -61,6 +71,22 @@ class Digest:
         else:
             self._feed(data + self._decision(game))
 
+    def take(self, events: list) -> None:
+        """Events taken down by a Recorder, fed in order: (action, seat, mask bytes) for a decision that
+        caused no reshuffle and ended no round (what `step` feeds for it), a list of parts (bytes, or a
+        setup or reshuffle to write as canonical JSON) for any other event, or a proof entry (a dict),
+        which gets the digest so far."""
+        value, sha256, pack = self.value, hashlib.sha256, _PAIR.pack
+        for event in events:
+            kind = type(event)
+            if kind is tuple:
+                value = sha256(value + pack(event[0], event[1]) + event[2]).digest()
+            elif kind is list:
+                value = sha256(value + b"".join(p if type(p) is bytes else _canonical(p) for p in event)).digest()
+            else:
+                event["digest"] = value.hex()
+        self.value = value
+
     @staticmethod
     def _decision(game) -> bytes:
         return _ints([game.states[0]["cur"]]) + game.masks[0].tobytes()     # masks are uint8
@@ -71,51 +97,109 @@ class Digest:
 
 class Recorder:
     """Follows game 0 of a game of one (autoreset off) and writes down what a replay needs, and its proof.
-    `record` is complete after every step (a game left early saves what was played)."""
+    `record` is complete and proven whenever it is read (a game left early saves what was played). A step
+    only takes down its action and the decision it led to (or the reshuffle, the round's result and the
+    next deal); the proof's digest takes them in when the record is read, so that recording costs a step
+    about a microsecond and hashing is paid only for records that are read."""
+
+    _VIEWS = ("_flags", "_cur", "_shuffles_now", "_mask")
 
     def __init__(self, game, seed=None):
         self.game = game
-        config = game.config.to_dict()      # plain Python values: configs convert every option
-        setup = game.round_setup(0)
-        self.digest = Digest(config)
-        self.digest.round_starts(setup, game)
-        self.record = {"format": game.record_format, "config": config,
-                       "seed": None if seed is None else int(seed), "rounds": [setup], "reshuffles": [],
-                       "actions": [], "proof": [self._entry()]}
-        self._shuffles = game.reshuffles(0)
+        items, start = _config_start(game.config)
+        config = dict(items)
+        self.digest = Digest(config, start)
+        self._record = {"format": game.record_format, "config": config,
+                        "seed": None if seed is None else int(seed), "rounds": [], "reshuffles": [],
+                        "actions": [], "proof": []}
+        self._pending = []      # events the digest has not taken in yet (Digest.take)
+        self._views()
+        self._shuffles = self._shuffles_now.item(0)
+        self._round_starts()
 
-    def _entry(self) -> dict:
-        return {"actions": 0, "points": None, "totals": None, "digest": self.digest.hexdigest()}
+    def _views(self) -> None:
+        """Views of game 0's flags, seat to move, reshuffle count and mask (read at every step)."""
+        g = self.game
+        self._flags, self._cur, self._shuffles_now, self._mask = g.flags[0], g.states["cur"], g.states["shuffles"], \
+            g.masks[0]
+
+    def __getstate__(self):
+        """Copies and pickles keep the game, not views of it (a pickled view would be a copy)."""
+        state = self.__dict__.copy()
+        for name in self._VIEWS:
+            del state[name]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._views()
+
+    @property
+    def record(self) -> dict:
+        """The record so far, its proof up to date."""
+        if self._pending:
+            self.digest.take(self._pending)
+            self._pending.clear()
+            entry = self._record["proof"][-1]
+            if entry["points"] is None:
+                entry["actions"] = len(self._record["actions"]) - self._first
+            entry["digest"] = self.digest.hexdigest()
+        return self._record
+
+    def _decision(self) -> bytes:
+        return _ints([self._cur.item(0)]) + self._mask.tobytes()       # as Digest._decision
+
+    def _round_starts(self) -> None:
+        setup = self.game.round_setup(0)
+        entry = {"actions": 0, "points": None, "totals": None, "digest": None}
+        self._record["rounds"].append(setup)
+        self._record["proof"].append(entry)
+        self._first = len(self._record["actions"])       # the round's first step
+        self._pending += ([setup, self._decision()], entry)
 
     def after_step(self, action: int) -> None:
-        """Note the action just taken, the reshuffle or new round it caused, and the proof so far."""
-        game, record = self.game, self.record
-        flags = game.flags[0].tolist()
-        record["actions"].append(int(action))
-        reshuffle = None
-        shuffles = game.reshuffles(0)
+        """Note the action just taken, and the reshuffle, round's end or game's end it caused."""
+        action = int(action)
+        self._record["actions"].append(action)
+        if self._flags.tobytes() != _NO_FLAGS or self._shuffles_now.item(0) != self._shuffles:
+            self._event(action)
+        else:
+            self._pending.append((action, self._cur.item(0), self._mask.tobytes()))
+
+    def _event(self, action: int) -> None:
+        game, record = self.game, self._record
+        flags = self._flags.tolist()
+        event = [_ints([action])]
+        shuffles = self._shuffles_now.item(0)
         if shuffles > self._shuffles:
             self._shuffles = shuffles
             reshuffle = {"step": len(record["actions"]) - 1, **game.reshuffle_record(0)}
             record["reshuffles"].append(reshuffle)
-        round_over = bool(flags[F_ROUND_OVER])
-        self.digest.step(game, action, reshuffle, round_over)
-        entry = record["proof"][-1]
-        entry["actions"] += 1
-        entry["digest"] = self.digest.hexdigest()
+            event.append(_canonical(reshuffle))
+        round_over = flags[F_ROUND_OVER]
         if round_over:
-            entry["points"] = [int(x) for x in game.round_points[0]]
-            entry["totals"] = [int(x) for x in game.totals[0]]
+            entry = record["proof"][-1]
+            entry["actions"] = len(record["actions"]) - self._first
+            entry["points"] = game.round_points[0].tolist()
+            entry["totals"] = game.totals[0].tolist()
+            event.append(_ints(entry["points"]) + _ints(entry["totals"]))
+            self._pending += (event, entry)
+        else:
+            event.append(self._decision())
+            self._pending.append(event)
         ended = flags[F_TERMINATED] or flags[F_TRUNCATED]
         if round_over and not ended:
-            setup = game.round_setup(0)
-            self.digest.round_starts(setup, game)
-            record["rounds"].append(setup)
-            record["proof"].append(self._entry())
+            self._round_starts()
         if ended:
-            record["result"] = {"totals": [int(x) for x in game.totals[0]],
-                                "terminated": bool(flags[F_TERMINATED]),
+            record["result"] = {"totals": game.totals[0].tolist(), "terminated": bool(flags[F_TERMINATED]),
                                 "truncated": bool(flags[F_TRUNCATED])}
+
+
+@functools.lru_cache(maxsize=64)
+def _config_start(config) -> tuple[tuple, bytes]:
+    """A config's options as (name, value) pairs (plain immutable values) and the digest they start."""
+    d = config.to_dict()
+    return tuple(d.items()), Digest(d).value
 
 
 def save(record: dict, path) -> None:

@@ -80,7 +80,7 @@ class VectorGame(Game):
     # ------------------------------------------------------------------ records
     def round_setup(self, g):
         s = self.states[self.game_index(g)]
-        return {"dealer": int(s["dealer"]), "deck": [int(c) for c in s["deck"]]}
+        return {"dealer": int(s["dealer"]), "deck": s["deck"].tolist()}
 
     def redeal(self, g, deck, dealer=None):
         g = self.game_index(g)

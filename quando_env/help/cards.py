@@ -109,7 +109,7 @@ ACTION_NAMES = [action_name(a) for a in range(NUM_ACTIONS)]
 
 def codes_of(kinds) -> list[str]:
     """Card codes of kind indices."""
-    return [CODES[int(k)] for k in kinds]
+    return [CODES[k] for k in np.asarray(kinds).tolist()]
 
 
 def codes_to_kinds(codes, name: str, lo: int, hi: int | None = None) -> np.ndarray:

@@ -49,9 +49,12 @@ def action_name(a: int) -> str:
 ACTION_NAMES = [action_name(a) for a in range(NUM_ACTIONS)]
 
 
+_PAIRS = CARD_VALUES.tolist()      # per card id its two numbers as Python ints
+
+
 def card_pairs(ids, ups) -> list[list[int]]:
     """Cards given by id and up-side index as [up, down] number pairs (how decks are written in records)."""
-    return [[int(CARD_VALUES[c, u]), int(CARD_VALUES[c, 1 - u])] for c, u in zip(ids, ups)]
+    return [[(p := _PAIRS[c])[u], p[1 - u]] for c, u in zip(np.asarray(ids).tolist(), np.asarray(ups).tolist())]
 
 
 def deck_to_cards(deck, name: str = "deck") -> tuple[np.ndarray, np.ndarray]:
