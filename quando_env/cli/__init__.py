@@ -1,6 +1,6 @@
 """Command line: `python -m quando_env {demo,replay,play,serve,warmup} [--game NAME] ...`.
 
-The games' numba kernels compile on first use (10-30 s per game, then cached on disk): `warmup` compiles
+The games' numba kernels compile on first use (30-60 s per game, then cached on disk): `warmup` compiles
 every game's ahead."""
 import argparse
 import os
@@ -67,7 +67,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     w.add_argument("--port", type=argtypes.int_in(0, 65535), default=8000, help="0: any free port")
     w.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1, this computer "
                    "only; any other is announced with a warning)")
-    sub.add_parser("warmup", help="compile every game's numba kernels ahead (10-30 s per game the first time, "
+    sub.add_parser("warmup", help="compile every game's numba kernels ahead (30-60 s per game the first time, "
                    "then cached on disk), a line per game with the time taken", allow_abbrev=False)
     args = parser.parse_args(argv)
     if args.command in ("demo", "play", "serve"):

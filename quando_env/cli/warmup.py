@@ -1,4 +1,5 @@
-"""Numba compiles the games' kernels on first use, 10-30 s per game, and caches them on disk (`cache=True`:
+"""Numba compiles the games' kernels on first use, 30-60 s per game on an idle 2-core machine (FIRST_USE; minutes on
+a busy one), and caches them on disk (`cache=True`:
 beside the sources, or in NUMBA_CACHE_DIR), so later runs load them in about a second.
 `python -m quando_env warmup` pays that cost ahead for every game; `demo` and `play` say so before they
 compile with a cold cache.
@@ -15,7 +16,8 @@ from numba.core.dispatcher import Dispatcher
 from ..core import PARALLEL_MIN_GAMES
 from ..registry import game_class, game_module, game_names
 
-AGENTS = ("greedy", "heuristic", "rollout")     # every game's own agents and the search (agents package)
+FIRST_USE = "30-60 s"    # measured cold: warmup took 47, 27 and 34 s for Quando, Cabo and Help! on the idle machine
+AGENTS = ("greedy", "heuristic", "rollout", "learned")   # every game's own agents, the search, the shipped model
 SEARCHED = 20                                   # decisions the rollout search is asked at
 
 
@@ -42,7 +44,7 @@ def notice(name: str) -> None:
     """One line before a command compiles game `name`'s kernels with a cold cache."""
     state = cold(name)
     if state is not False:
-        print(f"Compiling the {name} kernels for first use: 10-30 s{'' if state else ' if not cached yet'}, once "
+        print(f"Compiling the {name} kernels for first use: {FIRST_USE}{'' if state else ' if not cached yet'}, once "
               "(cached on disk; `python -m quando_env warmup` compiles every game ahead).", flush=True)
 
 
@@ -77,11 +79,15 @@ def _play(name: str) -> None:
     batch.play_random(None, np.ones((PARALLEL_MIN_GAMES, batch.num_players), bool))
     batch.observe()
     batch.state()
+    if batch.action_feature_parts is not None:      # move features, batched and one game at a time
+        batch.action_features()
+        batch.action_features(games=[0])
+        type(batch).action_features_of(batch.observe(games=[0]), batch.config)
 
 
 def warmup() -> int:
     """Compile (or load from the disk cache) every game's kernels; one line per game with the time taken."""
-    print("Compiling every game's numba kernels (each game 10-30 s the first time, seconds once cached):",
+    print(f"Compiling every game's numba kernels (each game {FIRST_USE} the first time, seconds once cached):",
           flush=True)
     for name in game_names():
         start = time.perf_counter()
