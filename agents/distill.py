@@ -54,8 +54,8 @@ class LabelSettings:
     game: str = "quando"
     options: dict = None            # the game's config as a dict (num_players included)
     policy: str = "heuristic"       # the behaviour policy: the game's heuristic, or learned:PATH
-    samples: int = 32               # the search's worlds per decision
-    knock_samples: int = 64         # ... where knocking (the game's always-tried moves) is legal
+    samples: int = 96               # the search's worlds per decision (RolloutAgent's defaults)
+    knock_samples: int = 192        # ... where knocking (the game's always-tried moves) is legal
     max_candidates: int | None = 3  # heuristic-ranked moves searched besides its choice (None: every legal move)
     shard_size: int = 1000          # decisions labelled per shard
     every: float = 0.1              # share of the eligible decisions labelled (spreads a shard over whole games)
