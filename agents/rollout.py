@@ -85,6 +85,26 @@ class RolloutAgent(Agent):
         return self._cfg[n]
 
     def act_batch(self, obs, masks, streams=None):
+        return self._decide(obs, masks, streams, None)
+
+    def candidate_values(self, obs, masks, streams=None) -> tuple[np.ndarray, np.ndarray]:
+        """(values (B, num_actions), choices (B,)): per decision, the mean score of each searched candidate over
+        its worlds, oriented so that higher is better for the agent (minus the points-based score the search
+        minimizes), NaN for actions not searched (every action of a decision with one legal move), and the
+        action act() would choose with the same streams (advanced as act() advances them). What a search
+        teaches a network (agents.distill): how much better each move is, not only which one is chosen."""
+        obs = np.ascontiguousarray(obs, np.float32)
+        masks = np.ascontiguousarray(masks, bool)
+        if obs.ndim != 2 or masks.ndim != 2 or len(obs) != len(masks) or not masks.any(axis=1).all():
+            raise ValueError(f"candidate_values takes obs (B, d) and masks (B, num_actions) with a legal action "
+                             f"in every row; got {obs.shape} and {masks.shape}")
+        if streams is not None and (streams.shape != (len(obs),) or streams.dtype != np.uint64):
+            raise ValueError(f"streams must be {len(obs)} uint64 stream states, got {streams.shape} {streams.dtype}")
+        values = np.full(masks.shape, np.nan)
+        return values, self._decide(obs, masks, streams, values)
+
+    def _decide(self, obs, masks, streams, values):
+        """The choices of act_batch; values (B, num_actions), if given, gets each searched candidate's value."""
         n = self.kit.players_of_obs(obs.shape[1])
         # One seed of worlds per decision: from the row's stream when given, else the agent's generator.
         seeds = rng.draw_below(streams, 2**31) if streams is not None else self.rng.integers(2**63, size=len(obs))
@@ -95,12 +115,12 @@ class RolloutAgent(Agent):
             acts = self._candidates(masks[i], prior[i], vals[i])
             k = self.knock_samples if masks[i, list(self.kit.always_try)].any() else self.samples
             if chunk and worlds + k * acts.size > self.max_worlds:
-                self._search(obs, chunk, n, out)
+                self._search(obs, chunk, n, out, values)
                 chunk, worlds = [], 0
             chunk.append((i, acts, k, prior[i], int(seeds[i])))
             worlds += k * acts.size
         if chunk:
-            self._search(obs, chunk, n, out)
+            self._search(obs, chunk, n, out, values)
         return out
 
     def _candidates(self, mask, h, vals):
@@ -120,7 +140,7 @@ class RolloutAgent(Agent):
         measure what seeing hidden cards is worth (benchmarks/help_ceiling.py)."""
         return self.kit.game_class.sample_states(obs[i], k, cfg, seed=seed)
 
-    def _search(self, obs, chunk, n, out):
+    def _search(self, obs, chunk, n, out, values=None):
         cfg = self._config(n)
         states, first = [], []
         for i, acts, k, _, seed in chunk:
@@ -154,6 +174,8 @@ class RolloutAgent(Agent):
             s = score[start:start + acts.size * k].reshape(acts.size, k)
             start += acts.size * k
             out[i] = self._choose(s, acts, h)
+            if values is not None:
+                values[i, acts] = -s.mean(axis=1)
 
     def _choose(self, s, acts, h):
         """The heuristic's action h unless another beats it in the same worlds by `z` standard errors."""

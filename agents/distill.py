@@ -1,0 +1,506 @@
+"""The rollout search distilled into the move-scoring policy (expert iteration): label, then train.
+
+    python -m agents.distill label --game quando --out labels/quando --shards 8 --ray local
+    python -m agents.distill train labels/quando --out distilled.npz --init agents/models/learned_quando_4p.npz
+
+label: games are played by a behaviour policy in every seat (the game's heuristic, or learned:PATH); a share
+`--every` of the decisions with two or more legal moves is recorded and labelled by the rollout search
+(RolloutAgent.candidate_values): each searched candidate's mean score (higher is better for the mover) and the
+search's choice. Shard i (OUT/shard_00000.npz ...) is made by one task from the seed `seed + i` alone (its games,
+which decisions are labelled, the search's worlds), so the labels are the same however the shards are split
+between calls or machines, in this process or as Ray tasks (`--ray local|ADDRESS`). A shard is written whole
+(through a temporary file) once it is done, so a stopped run given the same options skips the complete shards.
+
+A shard is a numpy .npz read with allow_pickle=False: "header" (a JSON string: format, game, options, samples
+(the decisions it holds), seed, shard, policy, search, every), "states" (the engine's state records at each
+decision, num_players seats, the mover's turn), "obs" (the mover's observations), "masks" (legal moves),
+"features" (the game's action_features of the legal moves, row by row: (legal moves in all, F); (0, 0) for a game
+without move features), "values" (float32 (samples, num_actions): NaN for moves not searched), "choice" (the
+search's move) and "played" (the behaviour policy's move).
+
+train: the learner's Net (agents.learner, with its move scorer where the game has move features) is fitted to the
+labels by cross-entropy between its softmax over the legal moves and the softmax of the searched candidates'
+values / --temperature (the search's choice alone where it searched one candidate, or with --temperature 0), and
+its imitation accuracy (its best move is the search's choice) is reported on held-out shards. The model file is
+agents.learned's (format 2): `learned:PATH` plays it, `train.py --set init=PATH` fine-tunes it.
+"""
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from quando_env import rng
+from quando_env.checks import need
+from quando_env.cli import argtypes
+from quando_env.files import replace_file
+from quando_env.registry import game_class, game_names
+
+FORMAT = "quando_env-labels/1"
+MAX_SHARDS = 1_000_000
+MAX_SHARD_SIZE = 1_000_000
+SEARCH_SEEDS = 5 << 40      # the salt of a shard's own generator (its games' seeds, labelled decisions, worlds)
+
+
+@dataclass(frozen=True)
+class LabelSettings:
+    """What a shard's labels follow from (stored in every shard's header; a resumed run must repeat them)."""
+
+    game: str = "quando"
+    options: dict = None            # the game's config as a dict (num_players included)
+    policy: str = "heuristic"       # the behaviour policy: the game's heuristic, or learned:PATH
+    samples: int = 96               # the search's worlds per decision (RolloutAgent's defaults)
+    knock_samples: int = 192        # ... where knocking (the game's always-tried moves) is legal
+    max_candidates: int | None = 3  # heuristic-ranked moves searched besides its choice (None: every legal move)
+    shard_size: int = 1000          # decisions labelled per shard
+    every: float = 0.1              # share of the eligible decisions labelled (spreads a shard over whole games)
+    games: int = 8                  # games a shard plays side by side
+    seed: int = 0
+
+    def search(self) -> dict:
+        return {"samples": self.samples, "knock_samples": self.knock_samples, "max_candidates": self.max_candidates}
+
+
+def shard_path(out, index: int) -> Path:
+    return Path(out) / f"shard_{index:05d}.npz"
+
+
+def label_shard(settings: LabelSettings, index: int, policy=None, search=None) -> dict:
+    """The arrays of shard `index` (what a Ray task returns; the caller writes them), and its seconds. policy /
+    search: agents to use instead of those the settings name (the game's heuristic or learned:PATH, and its
+    rollout search: a game without an agents package, such as a test's, passes its own)."""
+    from . import make_agent
+
+    t0 = time.perf_counter()
+    s = settings
+    cls = game_class(s.game)
+    n = s.options["num_players"]
+    rules = {k: v for k, v in s.options.items() if k != "num_players"}
+    policy = policy or make_agent(s.policy, game=s.game, num_players=n, options=rules, seed=0)
+    search = search or make_agent("rollout", seed=0, game=s.game, num_players=n, options=rules,
+                                  samples=s.samples, knock_samples=s.knock_samples, max_candidates=s.max_candidates)
+    own = np.random.default_rng([SEARCH_SEEDS, s.seed + index])
+    vg = cls(s.games, seed=0, autoreset=False, **s.options)
+    vg.reset(seed=own.integers(2**62, size=s.games))
+    acting = rng.streams(own.integers(2**62, size=s.games), rng.SALT_AGENT)      # the behaviour policy's draws
+    has_features = cls.action_feature_parts is not None
+    kept = {"states": [], "obs": [], "masks": [], "features": [], "played": []}
+    count = 0
+    while count < s.shard_size:
+        obs, masks = vg.observe(), vg.legal_action_mask
+        feats = vg.action_features() if has_features else None
+        streams = acting.copy()
+        acts = policy.act(obs, masks, streams=streams if policy.uses_streams else None,
+                          features=feats if policy.uses_action_features else None)
+        acting[:] = streams
+        pick = np.flatnonzero((masks.sum(axis=1) >= 2) & (own.random(s.games) < s.every))[:s.shard_size - count]
+        if pick.size:
+            kept["states"].append(vg.states[pick].copy())
+            kept["obs"].append(obs[pick])
+            kept["masks"].append(masks[pick])
+            kept["played"].append(acts[pick])
+            if has_features:
+                kept["features"].append(feats[pick][masks[pick]])
+            count += pick.size
+        vg.step(acts)
+        ended = np.flatnonzero(vg.game_over | vg.truncated)
+        if ended.size:
+            vg.reset(games=ended)           # each game goes on with its own stream: a new deal
+    arrays = {k: np.concatenate(v) for k, v in kept.items() if v}
+    if not has_features:
+        arrays["features"] = np.zeros((0, 0), np.float32)
+    worlds = rng.streams(own.integers(2**62, size=count), rng.SALT_AGENT)         # the search's, per decision
+    values, choice = search.candidate_values(arrays["obs"], arrays["masks"], worlds)
+    arrays["values"], arrays["choice"] = values.astype(np.float32), choice.astype(np.int64)
+    header = {"format": FORMAT, "game": s.game, "options": s.options, "samples": count, "seed": s.seed + index,
+              "shard": index, "policy": s.policy, "search": s.search(), "every": s.every, "games": s.games}
+    arrays["header"] = np.array(json.dumps(header))
+    return {"index": index, "arrays": arrays, "seconds": time.perf_counter() - t0}
+
+
+def write_shard(out, result: dict) -> Path:
+    """Shard result["index"] into out, whole or not at all (a temporary file renamed over it)."""
+    path = shard_path(out, result["index"])
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez(f, **result["arrays"])
+    replace_file(path, write)
+    return path
+
+
+def read_shard(path) -> tuple[dict, dict]:
+    """(header, arrays) of a label shard (no pickle); ValueError naming the file if it is not one."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+        header = json.loads(str(arrays.pop("header")[()]))
+        need(isinstance(header, dict) and header.get("format") == FORMAT, "format", FORMAT)
+        need({"states", "obs", "masks", "features", "values", "choice", "played"} <= set(arrays), "arrays",
+             "states, obs, masks, features, values, choice and played")
+        k = header["samples"]
+        need(all(len(arrays[a]) == k for a in ("states", "obs", "masks", "values", "choice")), "array lengths",
+             f"the header's samples ({k})")
+        need(arrays["features"].size == 0 or len(arrays["features"]) == arrays["masks"].sum(), "features",
+             "one row per legal move")
+    except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
+        raise ValueError(f"{path}: not a label shard ({type(e).__name__}: {e})") from None
+    return header, arrays
+
+
+def same_settings(header: dict, settings: LabelSettings, index: int) -> bool:
+    want = {"game": settings.game, "options": settings.options, "seed": settings.seed + index, "shard": index,
+            "policy": settings.policy, "search": settings.search(), "every": settings.every, "games": settings.games,
+            "samples": settings.shard_size}
+    return all(header.get(k) == v for k, v in want.items())
+
+
+def done_shards(out, settings: LabelSettings, indices) -> list[int]:
+    """The shards of `indices` already complete in out. ValueError when one there was made with other settings
+    (another run's labels: never mixed); an unreadable one is not complete (made again)."""
+    done = []
+    for i in indices:
+        path = shard_path(out, i)
+        if not path.exists():
+            continue
+        try:
+            header, _ = read_shard(path)
+        except ValueError:
+            continue
+        if not same_settings(header, settings, i):
+            raise ValueError(f"{path} holds labels made with other settings ({json.dumps(header)}): give another "
+                             "--out, or the options it was made with")
+        done.append(i)
+    return done
+
+
+def label(settings: LabelSettings, out, indices, runner=None, log=None, policy=None, search=None) -> dict:
+    """Make the shards of `indices` missing in out (as Ray tasks with a runner: agents.ray_tasks.RayRunner);
+    returns {"shards", "labels", "seconds" (wall), "task_seconds" (the tasks' own), "skipped"}."""
+    out = Path(out)
+    skipped = done_shards(out, settings, indices)
+    todo = [i for i in indices if i not in set(skipped)]
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    make = partial(label_shard, settings, policy=policy, search=search)
+    results = runner.run(make, todo) if runner is not None else (make(i) for i in todo)
+    stats = {"shards": 0, "labels": 0, "seconds": 0.0, "task_seconds": 0.0, "skipped": len(skipped)}
+    for r in results:
+        write_shard(out, r)
+        stats["shards"] += 1
+        stats["labels"] += int(r["arrays"]["choice"].size)
+        stats["task_seconds"] += r["seconds"]
+        stats["seconds"] = time.perf_counter() - t0
+        if log:
+            log(f"shard {r['index']} done: {stats['shards']}/{len(todo)} shards, {stats['labels']:,} labels, "
+                f"{stats['labels'] / stats['seconds']:.1f} labels/s")
+    return stats
+
+
+# ---------------------------------------------------------------------------------------------- training
+def load_labels(folder) -> tuple[dict, list[dict]]:
+    """(header of the first shard, [arrays of each shard, by index]) of every shard in folder, which must all be of
+    one game and options; ValueError otherwise."""
+    paths = sorted(Path(folder).glob("shard_*.npz"))
+    if not paths:
+        raise ValueError(f"no label shards (shard_*.npz) in {folder}")
+    first, shards = None, []
+    for path in paths:
+        header, arrays = read_shard(path)
+        if first is None:
+            first = header
+        elif (header["game"], header["options"]) != (first["game"], first["options"]):
+            raise ValueError(f"{path} labels {header['game']} {header['options']}, {paths[0]} "
+                             f"{first['game']} {first['options']}: one game and options per folder")
+        shards.append(arrays)
+    return first, shards
+
+
+def joined(shards: list[dict]) -> dict:
+    """The shards' arrays end to end, with "fstart": where each decision's feature rows begin."""
+    data = {k: np.concatenate([s[k] for s in shards]) for k in ("obs", "masks", "values", "choice")}
+    data["features"] = np.concatenate([s["features"] for s in shards])
+    counts = data["masks"].sum(axis=1)
+    data["fstart"] = np.cumsum(counts) - counts
+    return data
+
+
+def targets(values: np.ndarray, masks: np.ndarray, choice: np.ndarray, temperature: float) -> np.ndarray:
+    """(B, A) target distributions: softmax of the searched candidates' values / temperature, the search's choice
+    alone where it searched fewer than two candidates or temperature is 0."""
+    searched = ~np.isnan(values) & masks
+    rows = np.arange(len(values))
+    out = np.zeros(values.shape, np.float32)
+    soft = (searched.sum(axis=1) >= 2) & (temperature > 0)
+    if soft.any():
+        v = np.where(searched[soft], values[soft], -np.inf) / max(temperature, 1e-12)
+        e = np.exp(v - v.max(axis=1, keepdims=True))
+        out[soft] = e / e.sum(axis=1, keepdims=True)
+    out[rows[~soft], choice[~soft]] = 1.0
+    return out
+
+
+def batch(data: dict, j: np.ndarray, device: str = "cpu") -> tuple:
+    """(observations, legal moves, masks) tensors of decisions j (agents.learner.Net's inputs)."""
+    import torch
+
+    from .learner import legal_moves
+
+    masks = data["masks"][j]
+    counts = masks.sum(axis=1)
+    ends = np.cumsum(counts)
+    rows = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts - data["fstart"][j], counts)
+    feats = data["features"][rows] if data["features"].size else None
+    moves = legal_moves(masks, feats, device) if feats is not None else None
+    return torch.from_numpy(data["obs"][j]).to(device), moves, torch.from_numpy(masks).to(device)
+
+
+def evaluate(net, data: dict, size: int = 4096) -> dict:
+    """Imitation accuracy (the network's best legal move is the search's choice) and regret (the searched value
+    of the search's best candidate less that of the network's move, where the network's move was searched)."""
+    import torch
+
+    right, regret, searched = 0, 0.0, 0
+    with torch.no_grad():
+        for j in np.array_split(np.arange(len(data["choice"])), max(1, -(-len(data["choice"]) // size))):
+            obs, moves, masks = batch(data, j)
+            logits, _ = net(obs, moves)
+            best = logits.masked_fill(~masks, -math.inf).argmax(1).numpy()
+            right += int((best == data["choice"][j]).sum())
+            v = data["values"][j]
+            got = v[np.arange(len(j)), best]
+            ok = ~np.isnan(got)
+            regret += float((np.nanmax(v[ok], axis=1) - got[ok]).sum())
+            searched += int(ok.sum())
+    n = max(len(data["choice"]), 1)
+    return {"accuracy": right / n, "regret": regret / max(searched, 1), "searched": searched / n}
+
+
+def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "", temperature: float = 1.0,
+          epochs: int = 10, lr: float = 1e-3, minibatch: int = 256, holdout: int = 1, seed: int = 0,
+          threads: int = 1, log=print) -> dict:
+    """Fit the learner's Net to the label shards of `folder` and write the model to `out` (agents.learned's format);
+    returns the held-out evaluation (on the last `holdout` shards; the training shards where holdout is 0)."""
+    import torch
+
+    from .learned import save_model
+    from .learner import Hyper, Learner, masked_log_probs
+    from .random_agent import RandomAgent
+
+    header, shards = load_labels(folder)
+    need(holdout < len(shards) or holdout == 0, f"holdout={holdout}", f"fewer than the {len(shards)} shards of "
+         f"{folder} (or 0: report on the training shards)")
+    options = dict(header["options"])
+    n = options.pop("num_players")
+    if not game_class(header["game"]).action_feature_parts:
+        move_hidden = ()
+    # The learner's network and its init rules (a flat model starts the move scorer at zero); of the learner only
+    # the network is used, so it needs no heuristic of the game.
+    learner = Learner(Hyper(game=header["game"], num_players=n, options=options, hidden=tuple(hidden),
+                            move_hidden=tuple(move_hidden), init=init, seed=seed, threads=threads, num_games=1,
+                            rollout_steps=1), heuristic=RandomAgent())
+    net = learner.net
+    fit = joined(shards[:len(shards) - holdout] if holdout else shards)
+    held = joined(shards[len(shards) - holdout:]) if holdout else fit
+    target = targets(fit["values"], fit["masks"], fit["choice"], temperature)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    order = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        losses = []
+        for j in np.array_split(order.permutation(len(target)), max(1, -(-len(target) // minibatch))):
+            j = np.sort(j)
+            obs, moves, masks = batch(fit, j)
+            logits, _ = net(obs, moves)
+            logp = masked_log_probs(logits, masks)
+            loss = -(torch.from_numpy(target[j]) * torch.where(masks, logp, 0.0)).sum(1).mean()
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
+        e = evaluate(net, held)
+        log(f"epoch {epoch + 1}/{epochs}: loss {np.mean(losses):.4f}, held-out accuracy {e['accuracy']:.3f}, "
+            f"regret {e['regret']:.3f}")
+    head = learner.header()
+    head["info"] = {"method": "distill", "labels": int(len(target)), "labels_folder": str(folder),
+                    "temperature": temperature, "epochs": epochs, "seed": seed, "init": init}
+    save_model(out, head, learner.weights())
+    return e
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def widths(text: str) -> tuple:
+    """--hidden / --move-hidden: integers separated by commas (none: no move scorer)."""
+    if text == "none":
+        return ()
+    try:
+        out = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give widths separated by commas, e.g. 128,64") from None
+    if not all(1 <= w <= 1 << 16 for w in out):
+        raise argparse.ArgumentTypeError(f"{text!r}: widths 1..65536")
+    return out
+
+
+def shard_range(text: str) -> tuple[int, int]:
+    """--shards: N (shards 0..N-1) or A:B (shards A..B-1)."""
+    a, colon, b = text.partition(":")
+    try:
+        lo, hi = (int(a), int(b)) if colon else (0, int(a))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give N (shards 0..N-1) or A:B (shards A..B-1)") from None
+    if not 0 <= lo < hi <= MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 <= A < B <= {MAX_SHARDS:,} (at least one shard)")
+    return lo, hi
+
+
+def parser(prog: str = "python -m agents.distill") -> argparse.ArgumentParser:
+    from .evaluate_cli import ray_address
+
+    p = argparse.ArgumentParser(prog=prog, description="Distil the rollout search into the move-scoring policy: "
+                                "label decisions with the search (label), then fit a network to them (train). Bad "
+                                "options are refused before anything is written.", allow_abbrev=False)
+    sub = p.add_subparsers(dest="command", required=True)
+    d = LabelSettings()
+    lab = sub.add_parser("label", help="label decisions with the rollout search, in shards", allow_abbrev=False,
+                         description="Play games with a behaviour policy and label a share of the decisions with the "
+                         "rollout search's value of each candidate; shard i is made from seed + i alone, written "
+                         "whole, and skipped by a later run with the same options.")
+    lab.add_argument("--game", default="quando", choices=game_names())
+    lab.add_argument("--players", type=argtypes.int_in(1, 64), default=4)
+    lab.add_argument("--edition", default=None, help="the game's edition (Quando's)")
+    lab.add_argument("--policy", default=d.policy, help="the behaviour policy: heuristic (the game's), or "
+                     "learned:PATH")
+    lab.add_argument("--out", required=True, type=argtypes.output_dir, help="the shards' folder")
+    lab.add_argument("--shards", type=shard_range, default=(0, 1), help="N (shards 0..N-1, default 1) or A:B "
+                     "(shards A..B-1: split the work between calls or machines)")
+    lab.add_argument("--shard-size", type=argtypes.int_in(1, MAX_SHARD_SIZE), default=d.shard_size,
+                     help=f"decisions labelled per shard (default {d.shard_size})")
+    lab.add_argument("--every", type=argtypes.float_in(0.0, 1.0, above=True), default=d.every,
+                     help=f"share of the decisions with two or more legal moves that are labelled (default {d.every})")
+    lab.add_argument("--games", type=argtypes.int_in(1, 4096), default=d.games,
+                     help=f"games a shard plays side by side (default {d.games})")
+    lab.add_argument("--samples", type=argtypes.int_in(2, 100_000), default=d.samples,
+                     help=f"the search's worlds per decision (default {d.samples})")
+    lab.add_argument("--knock-samples", type=argtypes.int_in(2, 100_000), default=d.knock_samples,
+                     help=f"worlds where knocking is legal (default {d.knock_samples})")
+    lab.add_argument("--max-candidates", type=argtypes.int_in(0, 10_000), default=d.max_candidates,
+                     help="heuristic-ranked moves searched besides its choice and the always-tried ones (default "
+                     f"{d.max_candidates})")
+    lab.add_argument("--all-candidates", action="store_true", help="search every legal move")
+    lab.add_argument("--seed", type=argtypes.int_in(0, 2**62), default=0, help="shard i's seed is seed + i")
+    lab.add_argument("--ray", metavar="ADDRESS", type=ray_address, help="make the shards as Ray tasks (one CPU "
+                     "each): local, HOST:PORT, ray://HOST:PORT or auto; the same labels as without --ray")
+    lab.add_argument("--quiet", action="store_true", help="no progress lines")
+    tr = sub.add_parser("train", help="fit the move-scoring policy to label shards", allow_abbrev=False,
+                        description="Fit the learner's network (with its move scorer) to the search's labels.")
+    tr.add_argument("labels", type=existing_folder, help="a folder of label shards")
+    tr.add_argument("--out", required=True, type=argtypes.output_file, help="the model file to write (.npz)")
+    tr.add_argument("--hidden", type=widths, default=(128, 128), help="trunk widths (default 128,128)")
+    tr.add_argument("--move-hidden", type=widths, default=(128, 64), help="the move scorer's two widths (default "
+                    "128,64; none: no scorer)")
+    tr.add_argument("--init", default="", help="a learned model whose weights start the network (a flat one "
+                    "included: its scorer starts at zero)")
+    tr.add_argument("--temperature", type=argtypes.float_in(0.0, 1e6), default=1.0, help="of the target softmax "
+                    "over the candidates' values, in points (default 1; 0: the search's choice alone)")
+    tr.add_argument("--epochs", type=argtypes.int_in(1, 100_000), default=10)
+    tr.add_argument("--lr", type=argtypes.float_in(0.0, 1.0, above=True), default=1e-3)
+    tr.add_argument("--minibatch", type=argtypes.int_in(1, 1 << 20), default=256)
+    tr.add_argument("--holdout", type=argtypes.int_in(0, MAX_SHARDS), default=1, help="shards (the last ones) held "
+                    "out for the accuracy (default 1; 0: report on the training shards)")
+    tr.add_argument("--seed", type=argtypes.int_in(0, 2**32 - 1), default=0)
+    tr.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads (default 1)")
+    return p
+
+
+def existing_folder(text: str) -> str:
+    if not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder")
+    return text
+
+
+def parse_args(argv=None, prog: str = "python -m agents.distill") -> argparse.Namespace:
+    """The command line, checked before anything is written: label's game options and policy, train's init."""
+    from . import check_agent
+
+    p = parser(prog)
+    args = p.parse_args(argv)
+    if args.command == "label":
+        config = argtypes.check_game_options(p, args.game, args.players, args.edition)
+        try:
+            check_agent(args.policy, args.game, num_players=args.players)
+        except (ValueError, OSError) as e:
+            p.error(f"argument --policy: {e}")
+        key = args.policy.partition(":")[0]
+        if key not in ("heuristic", "learned"):
+            p.error(f"argument --policy: {args.policy!r}: give heuristic or learned:PATH")
+        try:
+            from importlib import import_module
+            import_module(f"agents.{args.game}").search_kit
+        except (ModuleNotFoundError, AttributeError):
+            p.error(f"argument --game: {args.game} has no rollout search to label with")
+        args.settings = LabelSettings(
+            game=args.game, options=config.to_dict(), policy=args.policy,
+            samples=args.samples, knock_samples=args.knock_samples,
+            max_candidates=None if args.all_candidates else args.max_candidates, shard_size=args.shard_size,
+            every=args.every, games=args.games, seed=args.seed)
+        try:
+            done_shards(args.out, args.settings, range(*args.shards))
+        except ValueError as e:
+            p.error(f"argument --out: {e}")
+    else:
+        if args.init and not Path(args.init).is_file():
+            p.error(f"argument --init: no learned model at {args.init}")
+        if args.move_hidden and len(args.move_hidden) != 2:
+            p.error(f"argument --move-hidden: {','.join(map(str, args.move_hidden))}: give two widths, or none")
+    return args
+
+
+def main(argv=None, prog: str = "python -m agents.distill") -> int:
+    """Exit status 0; 2 for a bad option (nothing written); 1 when training refuses the labels or init."""
+    args = parse_args(argv, prog)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    if args.command == "train":
+        try:
+            e = train(args.labels, args.out, args.hidden, args.move_hidden, args.init, args.temperature, args.epochs,
+                      args.lr, args.minibatch, args.holdout, args.seed, args.threads, log=log)
+        except ValueError as err:
+            print(f"{prog} train: error: {err}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.out}: held-out accuracy {e['accuracy']:.3f} (the search's choice), regret "
+              f"{e['regret']:.3f} points where its move was searched ({e['searched']:.0%})")
+        return 0
+    from .evaluate_cli import ray_runner
+
+    try:
+        runner = ray_runner(args.ray)
+    except ValueError as e:
+        print(f"{prog} label: error: {e}", file=sys.stderr)
+        return 2
+    if runner is None:
+        import numba
+        numba.set_num_threads(1)        # one core, as a Ray task has: the per-core rate means the same
+    s = args.settings
+    stats = label(s, args.out, range(*args.shards), runner, None if args.quiet else log)
+    cores = runner.num_cpus if runner else 1
+    search = ", ".join(f"{k}={v}" for k, v in s.search().items())
+    where = f"{stats['skipped']} complete shard(s) skipped; " if stats["skipped"] else ""
+    if not stats["labels"]:
+        print(f"{where}nothing to label: shards {args.shards[0]}..{args.shards[1] - 1} are in {args.out}")
+        return 0
+    print(f"{where}{stats['labels']:,} labels in {stats['seconds']:.1f}s on {cores} core(s): "
+          f"{stats['labels'] / stats['seconds']:.2f} labels/s, {stats['labels'] / stats['task_seconds']:.2f} labels/s "
+          f"per core ({s.game}, {s.options['num_players']} players, policy {s.policy}, {search}, every={s.every})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

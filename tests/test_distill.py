@@ -1,0 +1,267 @@
+"""agents.distill: label shards that are the same however they are made (one call, resumed, split, on Ray), the
+search's candidate values true to its choice, and a network trained on them that plays."""
+import numpy as np
+import pytest
+
+from agents import Agent, RandomAgent, RolloutAgent, make_agent
+from agents.distill import LabelSettings, label, main, read_shard, shard_path, train
+from agents.evaluation import play_match
+from agents.learned import LearnedAgent, load_model
+from agents.rollout import SearchKit
+from quando_env import rng
+from quando_env.registry import GAMES, game_class
+
+QUICK = ["--samples", "2", "--knock-samples", "2", "--shard-size", "6", "--games", "2", "--every", "0.2", "--quiet"]
+
+
+def run_label(out, *args) -> int:
+    return main(["label", "--out", str(out), *QUICK, *args])
+
+
+def shards_of(folder) -> list:
+    return sorted(p.name for p in folder.glob("shard_*.npz"))
+
+
+def same_shards(a, b) -> bool:
+    """The same shard files with the same header and arrays (NaN equal to NaN, state records byte for byte)."""
+    if shards_of(a) != shards_of(b) or not shards_of(a):
+        return False
+    for name in shards_of(a):
+        (ha, xa), (hb, xb) = read_shard(a / name), read_shard(b / name)
+        if ha != hb or set(xa) != set(xb):
+            return False
+        for k in xa:
+            if xa[k].dtype.names:
+                if xa[k].tobytes() != xb[k].tobytes():
+                    return False
+            elif not np.array_equal(xa[k], xb[k], equal_nan=xa[k].dtype.kind == "f"):
+                return False
+    return True
+
+
+def test_the_same_seed_gives_the_same_shards_in_one_call_resumed_or_split(tmp_path, capsys):
+    one, two, split = tmp_path / "one", tmp_path / "two", tmp_path / "split"
+    assert run_label(one, "--shards", "3") == 0
+    assert shards_of(one) == ["shard_00000.npz", "shard_00001.npz", "shard_00002.npz"]
+    header, arrays = read_shard(shard_path(one, 2))
+    assert header["samples"] == 6 and header["seed"] == 2 and header["game"] == "quando"
+    assert arrays["obs"].shape[0] == arrays["values"].shape[0] == arrays["states"].shape[0] == 6
+    assert (arrays["masks"].sum(axis=1) >= 2).all() and len(arrays["features"]) == arrays["masks"].sum()
+    assert run_label(two, "--shards", "3") == 0
+    shard_path(two, 2).unlink()                       # a stopped run: its last shard missing
+    shard_path(two, 1).write_bytes(b"half a file")    # and one unreadable: made again
+    capsys.readouterr()
+    assert run_label(two, "--shards", "3") == 0
+    assert "1 complete shard(s) skipped" in capsys.readouterr().out
+    assert same_shards(one, two)
+    assert run_label(split, "--shards", "2:3") == 0 and run_label(split, "--shards", "0:2") == 0
+    assert same_shards(one, split)
+    capsys.readouterr()
+    assert run_label(split, "--shards", "3") == 0
+    assert "nothing to label" in capsys.readouterr().out
+    other = tmp_path / "other"
+    assert run_label(other, "--shards", "1", "--seed", "1") == 0
+    assert read_shard(shard_path(other, 0))[0]["seed"] == 1
+    assert not np.array_equal(read_shard(shard_path(other, 0))[1]["obs"], read_shard(shard_path(one, 0))[1]["obs"])
+
+
+def test_shards_share_a_seed_exactly_when_their_seed_plus_index_is_the_same(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run_label(a, "--shards", "1:2") == 0 and run_label(b, "--shards", "0:1", "--seed", "1") == 0
+    (ha, xa), (hb, xb) = read_shard(shard_path(a, 1)), read_shard(shard_path(b, 0))
+    assert ha["seed"] == hb["seed"] == 1 and np.array_equal(xa["obs"], xb["obs"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--shards", "0"], "argument --shards"), (["--shards", "3:2"], "argument --shards"),
+    (["--samples", "1"], "argument --samples"), (["--every", "0"], "argument --every"),
+    (["--policy", "random"], "argument --policy"), (["--policy", "learned:nowhere.npz"], "argument --policy"),
+    (["--players", "9"], "argument --players"), (["--game", "chess"], "argument --game"),
+    (["--ray", "nowhere"], "argument --ray"),
+])
+def test_bad_label_options_are_refused_before_anything_is_written(tmp_path, capsys, args, message):
+    out = tmp_path / "labels"
+    with pytest.raises(SystemExit) as e:
+        main(["label", "--out", str(out), *args])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_folder_of_other_labels_is_refused_and_left_as_it_was(tmp_path, capsys):
+    out = tmp_path / "labels"
+    assert run_label(out, "--shards", "1") == 0
+    before = shard_path(out, 0).read_bytes()
+    with pytest.raises(SystemExit) as e:
+        run_label(out, "--shards", "2", "--seed", "5")
+    assert e.value.code == 2 and "made with other settings" in capsys.readouterr().err
+    assert shards_of(out) == ["shard_00000.npz"] and shard_path(out, 0).read_bytes() == before
+
+
+def test_bad_train_options_are_refused_before_anything_is_written(tmp_path, capsys):
+    labels = tmp_path / "labels"
+    assert run_label(labels, "--shards", "2") == 0
+    model = tmp_path / "model.npz"
+    for args, message in [(["--move-hidden", "8"], "two widths"), (["--init", "nowhere.npz"], "argument --init"),
+                          (["--temperature", "-1"], "argument --temperature"), (["--epochs", "0"], "argument --epochs")]:
+        with pytest.raises(SystemExit) as e:
+            main(["train", str(labels), "--out", str(model), *args])
+        assert e.value.code == 2 and message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", str(tmp_path / "none"), "--out", str(model)])
+    assert main(["train", str(labels), "--out", str(model), "--holdout", "2"]) == 1
+    assert "fewer than the 2 shards" in capsys.readouterr().err
+    assert not model.exists()
+
+
+def test_candidate_values_agree_with_act_and_leave_act_unchanged():
+    """The choice candidate_values gives is act()'s with the same streams, the streams advance alike, values are
+    NaN exactly off the searched candidates (always the heuristic's choice among them)."""
+    vg = game_class("quando")(16, seed=3, autoreset=False)
+    heuristic = make_agent("heuristic")
+    for _ in range(40):
+        vg.step(heuristic.act(vg.observe(), vg.legal_action_mask))
+    obs, masks = vg.observe(), vg.legal_action_mask
+    search = make_agent("rollout", samples=4, knock_samples=4, seed=0)
+    streams = rng.streams(np.arange(16), rng.SALT_AGENT)
+    s1, s2 = streams.copy(), streams.copy()
+    acts = search.act(obs, masks, streams=s1)
+    values, choice = search.candidate_values(obs, masks, s2)
+    assert np.array_equal(acts, choice) and np.array_equal(s1, s2) and not np.array_equal(s1, streams)
+    prior = heuristic.act(obs, masks)
+    several = masks.sum(axis=1) >= 2
+    assert several.sum() >= 8
+    searched = ~np.isnan(values)
+    assert not (searched & ~masks).any() and not searched[~several].any()
+    assert (searched.sum(axis=1)[several] >= 2).all()
+    rows = np.arange(16)
+    assert searched[rows[several], prior[several]].all() and searched[rows, choice][several].all()
+    assert (values[rows, choice][several] >= values[rows, prior][several]).all()   # a change only for the better
+    assert np.array_equal(search.act(obs, masks, streams=streams.copy()), acts)          # act() is repeatable
+    with pytest.raises(ValueError, match="streams must be"):
+        search.candidate_values(obs, masks, streams[:3])
+
+
+def test_a_model_trained_on_quando_labels_plays_as_learned_path(tmp_path, capsys):
+    labels, model = tmp_path / "labels", tmp_path / "model.npz"
+    assert run_label(labels, "--shards", "3") == 0
+    assert main(["train", str(labels), "--out", str(model), "--hidden", "32", "--move-hidden", "16,8", "--epochs",
+                 "2"]) == 0
+    assert "held-out accuracy" in capsys.readouterr().out
+    header, _ = load_model(model)
+    assert header["move"] == {"features": game_class("quando")(1).action_feature_dim, "hidden": [16, 8]}
+    assert header["info"]["method"] == "distill" and header["info"]["labels"] == 12
+    res = play_match([make_agent(f"learned:{model}"), make_agent("random"), make_agent("random"),
+                      make_agent("random")], 2, seed=1, progress=False)
+    assert [s.games for s in res.stats] == [2, 2, 2, 2]      # the engine refuses an illegal move
+    again = tmp_path / "again.npz"
+    assert main(["train", str(labels), "--out", str(again), "--hidden", "32", "--move-hidden", "16,8", "--epochs",
+                 "2"]) == 0
+    w1, w2 = load_model(model)[1], load_model(again)[1]
+    assert all(np.array_equal(w1[k], w2[k]) for k in w1)       # deterministic for a seed
+    assert main(["train", str(labels), "--out", str(again), "--hidden", "32", "--move-hidden", "16,8", "--epochs",
+                 "1", "--init", str(model)]) == 0            # a model of its own starts another
+
+
+# ---------------------------------------------------------------- the tiny game, with a search kit of its own
+@pytest.fixture
+def tiny(monkeypatch):
+    monkeypatch.setitem(GAMES, "tiny", "tiny_game")
+    return "tiny"
+
+
+class TinyHeuristic(Agent):
+    """Swaps a card below 5 (the mean of the others is 4.5 or so), keeps the rest: the search's prior."""
+
+    def act_batch(self, obs, masks):
+        return (obs[:, :10].argmax(axis=1) < 5).astype(np.int64)
+
+    def action_values(self, obs, masks):
+        acts = self.act_batch(obs, masks)
+        vals = np.ones(masks.shape)
+        vals[np.arange(len(obs)), acts] = 0.0
+        return acts, vals
+
+
+def tiny_kit():
+    import tiny_game
+
+    class Searched(tiny_game.TinyGame):
+        @classmethod
+        def sample_states(cls, obs, k, config, seed=None):
+            """Worlds of the mover's observation, the mover as seat 0: the unseen cards dealt at random."""
+            r = np.random.default_rng(seed)
+            own, started, swapped = int(obs[:10].argmax()), obs[11] > 0, obs[12] > 0
+            s = np.zeros(k, cls.state_dtype)
+            for i in range(k):
+                rest = r.permutation([c for c in range(10) if c != own])
+                s[i]["deck"] = [own, *rest]
+                s[i]["card"] = [own, rest[1] if swapped and not started else rest[0]]
+                s[i]["swapped"] = [0, swapped and not started]
+                s[i]["pos"] = 3 if swapped and not started else 2
+                s[i]["phase"] = tiny_game.PH_FIRST if started else tiny_game.PH_SECOND
+                s[i]["round"] = 0 if started else 1
+                s[i]["total"] = np.rint(obs[13:15] * config.target)
+            s["rng"][:, 0] = rng.streams(np.arange(k) + (seed or 0), rng.SALT_GAME)
+            return s
+
+    return SearchKit(game_class=Searched, prior=TinyHeuristic(), players_of_obs=lambda d: 2,
+                     playout_agent=TinyHeuristic())
+
+
+def test_a_model_distilled_from_the_tiny_games_search_beats_random_clearly(tiny, tmp_path):
+    settings = LabelSettings(game=tiny, options=game_class(tiny).config_class().to_dict(), samples=24,
+                             knock_samples=24, max_candidates=None, shard_size=200, every=1.0, games=16)
+    search = RolloutAgent(samples=24, knock_samples=24, max_candidates=None, kit=tiny_kit(), seed=0)
+    stats = label(settings, tmp_path / "labels", range(3), policy=TinyHeuristic(), search=search)
+    assert stats["labels"] == 600 and stats["shards"] == 3
+    _, arrays = read_shard(shard_path(tmp_path / "labels", 0))
+    assert (~np.isnan(arrays["values"])).all()                  # both moves searched at every decision
+    keep_better = arrays["values"][:, 0] > arrays["values"][:, 1]
+    card = arrays["obs"][:, :10].argmax(axis=1)
+    assert keep_better[card >= 8].all() and not keep_better[card <= 1].any()   # the search knows high from low
+    e = train(tmp_path / "labels", tmp_path / "m.npz", hidden=(32,), move_hidden=(16, 8), epochs=30,
+              log=lambda m: None)
+    assert e["accuracy"] > 0.8
+    agent = LearnedAgent(tmp_path / "m.npz", game=tiny, num_players=2)
+    res = play_match([agent, RandomAgent(seed=0)], 400, seed=5, game=tiny, names=["learned", "random"],
+                     progress=False).pooled()
+    assert res["learned"]["win_rate"] > 0.6, res
+
+
+# ---------------------------------------------------------------- on Ray: the same shards
+ray_tests = pytest.mark.xdist_group("ray")
+
+
+@ray_tests
+def test_ray_makes_the_same_shards(ray_local, tmp_path):
+    assert run_label(tmp_path / "here", "--shards", "3") == 0
+    assert run_label(tmp_path / "ray", "--shards", "3", "--ray", "local") == 0
+    assert same_shards(tmp_path / "here", tmp_path / "ray")
+
+
+@ray_tests
+def test_shards_spread_over_a_two_node_cluster_are_the_single_process_ones(ray_two_nodes, tmp_path):
+    import ray
+
+    from agents.distill import label_shard
+    from agents.ray_tasks import RayRunner
+
+    def on_node(index):
+        out = label_shard(settings, index)
+        out["node"] = ray.get_runtime_context().get_node_id()
+        return out
+
+    settings = LabelSettings(options=game_class("quando").config_class(num_players=4).to_dict(), samples=2,
+                             knock_samples=2, shard_size=6, every=0.2, games=2)
+    runner = RayRunner(ray_two_nodes.address)
+    assert runner.num_cpus == 2
+    results = list(runner.run(on_node, range(4)))
+    assert len({r["node"] for r in results}) == 2
+    for r in results:
+        here = label_shard(settings, r["index"])["arrays"]
+        assert all(np.array_equal(here[k], r["arrays"][k], equal_nan=here[k].dtype.kind == "f")
+                   for k in here if not here[k].dtype.names)
+        assert here["states"].tobytes() == r["arrays"]["states"].tobytes()
+    assert run_label(tmp_path / "here", "--shards", "2") == 0
+    assert run_label(tmp_path / "cluster", "--shards", "2", "--ray", ray_two_nodes.address) == 0
+    assert same_shards(tmp_path / "here", tmp_path / "cluster")
