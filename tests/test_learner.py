@@ -799,3 +799,18 @@ def test_the_tiny_game_trains_its_move_scorer_through_the_contract(tiny):
 def test_a_move_scorer_needs_move_features():
     with pytest.raises(ValueError, match="move_hidden"):
         Hyper(game="help" if "help" not in FEATURED else "quando", move_hidden=(4,))
+
+
+def test_training_envs_hand_a_move_scorer_opponent_the_engines_features(tmp_path, monkeypatch):
+    """An opponent that scores moves gets the engine's features from the training env (cheap), never derives
+    them from observations (a sampled world per decision)."""
+    from quando_env import make_vec_env
+
+    learner = scrambled(small_learner("quando", move_hidden=(16, 8)))
+    opponent = LearnedAgent(save_model(tmp_path / "m.npz", learner.header(), learner.weights()))
+    monkeypatch.setattr(LearnedAgent, "features_of", lambda self, obs: pytest.fail("features derived"))
+    venv = make_vec_env(8, opponents=[opponent], seed=0, num_players=4)
+    venv.reset()
+    for _ in range(30):
+        masks = np.stack(venv.env_method("action_masks"))
+        venv.step(last_legal(masks))

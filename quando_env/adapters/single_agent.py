@@ -138,8 +138,12 @@ class LearnerGames:
             sel = slice(None) if keys.size == 1 else who == k
             g = games[sel]
             opp = self._registry[int(k)]
-            obs = self.game.observe(games=g)
-            out[sel] = checked_actions(opp, opp.act(obs, self.game.legal_action_mask[g]), g.size)
+            obs, masks = self.game.observe(games=g), self.game.legal_action_mask[g]
+            if getattr(opp, "uses_action_features", False):      # a move scorer: the engine's features, cheap
+                actions = opp.act(obs, masks, features=self.game.action_features(games=g))
+            else:
+                actions = opp.act(obs, masks)
+            out[sel] = checked_actions(opp, actions, g.size)
         return out
 
     # ------------------------------------------------------------------ all or nothing
