@@ -10,6 +10,7 @@ import sys
 import time
 from types import ModuleType
 
+import numba
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
@@ -89,12 +90,17 @@ def warmup() -> int:
     """Compile (or load from the disk cache) every game's kernels; one line per game with the time taken."""
     print(f"Compiling every game's numba kernels (each game {FIRST_USE} the first time, seconds once cached):",
           flush=True)
-    for name in game_names():
-        start = time.perf_counter()
-        _play(name)
-        seconds = time.perf_counter() - start
-        loaded, compiled = _counts(kernels((f"quando_env.{name}.", f"agents.{name}.")))
-        state = f"compiled {compiled} kernel signatures, now cached" if compiled else \
-            f"cached: {loaded} kernel signatures loaded from the disk cache" if loaded else "cached: already loaded"
-        print(f"  {name}: {state} ({seconds:.1f} s)", flush=True)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)    # the threaded kernels too, whoever lowered the count
+    try:
+        for name in game_names():
+            start = time.perf_counter()
+            _play(name)
+            seconds = time.perf_counter() - start
+            loaded, compiled = _counts(kernels((f"quando_env.{name}.", f"agents.{name}.")))
+            state = f"compiled {compiled} kernel signatures, now cached" if compiled else \
+                f"cached: {loaded} kernel signatures loaded from the disk cache" if loaded else "cached: already loaded"
+            print(f"  {name}: {state} ({seconds:.1f} s)", flush=True)
+    finally:
+        numba.set_num_threads(threads)
     return 0
