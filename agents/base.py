@@ -38,6 +38,7 @@ class Agent:
             raise ValueError("every action mask needs at least one legal action")
         if obs.shape[0] == 0:
             return np.zeros(0, np.int64)
+        extra = {}          # what this agent takes besides observations and masks
         if self.uses_action_features:
             if features is None:
                 features = self.features_of(obs)
@@ -46,15 +47,13 @@ class Agent:
                 features = features[None]
             if features.shape[:2] != mask.shape:
                 raise ValueError(f"act takes features (B, {mask.shape[1]}, F) with the masks; got {features.shape}")
-            out = np.asarray(self.act_batch(obs, mask, features=features), np.int64)
-            return int(out[0]) if single else out
+            extra["features"] = features
         if streams is not None and self.uses_streams:
             if streams.shape != (obs.shape[0],) or streams.dtype != np.uint64:
                 raise ValueError(f"streams must be {obs.shape[0]} uint64 stream states, got {streams.shape} "
                                  f"{streams.dtype}")
-            out = np.asarray(self.act_batch(obs, mask, streams=streams), np.int64)
-            return int(out[0]) if single else out
-        out = np.asarray(self.act_batch(obs, mask), np.int64)
+            extra["streams"] = streams
+        out = np.asarray(self.act_batch(obs, mask, **extra), np.int64)
         return int(out[0]) if single else out
 
     __call__ = act

@@ -2,7 +2,8 @@
 
 numba's default threading layer on Linux is OpenMP. torch loads its own libgomp globally, and numba's parallel
 kernels then run on that runtime, which read its settings when torch was imported: its idle threads spin
-between kernels, and a batched env loop ran 6x slower with torch imported first. So:
+between kernels, and a batched env loop beside other processes ran 8x slower with torch imported first (alone on
+an idle machine spinning threads are faster: docs/speed.md has both). So:
 
 - a user's own NUMBA_THREADING_LAYER, or a layer numba has started already, is kept;
 - if an OpenMP runtime is already loaded and OMP_WAIT_POLICY was not given, numba's threads use the
