@@ -130,13 +130,20 @@ def _hand(cnt, prob, row, size):
 
 
 @njit(cache=True)
-def _write_hand(cnt, prob, new, row):
-    """The hand it leaves: `cnt` (front counts) plus, if `new`, one front drawn from prob."""
+def _size_total(cnt):
+    """(cards, front sum) of a hand of these front counts."""
     size = 0
     total = 0
     for v in range(11):
         size += cnt[v]
         total += v * cnt[v]
+    return size, total
+
+
+@njit(cache=True)
+def _write_hand(cnt, prob, new, row):
+    """The hand it leaves: `cnt` (front counts) plus, if `new`, one front drawn from prob."""
+    size, total = _size_total(cnt)
     if new:
         ev, rem, trip, zeros = _hand(cnt, prob, row, size)
         size += 1
@@ -156,11 +163,7 @@ def _write_hand(cnt, prob, new, row):
 @njit(cache=True)
 def _after_draw(cnt, up, pdown, row):
     """A discard's row: the hand left, then the turn's draw of the visible side `up` or the hidden one."""
-    size = 0
-    total = 0
-    for v in range(11):
-        size += cnt[v]
-        total += v * cnt[v]
+    size, total = _size_total(cnt)
     b0, t0 = best_removal(cnt)
     for k in range(2):
         hsum = 0.0
