@@ -39,7 +39,7 @@ def choose_layer() -> str:
 
     if os.environ.get("NUMBA_THREADING_LAYER"):
         return "user"
-    if parallel._is_initialized:
+    if getattr(parallel, "_is_initialized", False):    # numba's private flag: a missing one must not break import
         return "started"
     if "OMP_WAIT_POLICY" not in os.environ and openmp_loaded():
         numba.config.THREADING_LAYER = "workqueue"
