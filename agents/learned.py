@@ -7,8 +7,11 @@ each legal move from its features (the header's "move": {"features": F, "hidden"
 relu(move_hidden(relu(move_state(z) + move_feat(f)))) through move_out, with z the trunk's output and f the
 move's row of the game's `action_features`, is added to the policy head's output for that move. Loading checks
 the format, the names, shapes and dtypes of every array and that the weights are finite, and refuses a model of
-another game or observation length, naming both. Playing needs numpy only (no torch): the agent plays the legal
-action with the highest output.
+another game or observation length, naming both. A model of format 3 may also be anchored on the game's heuristic
+(the header's "anchor": {"agent": "heuristic", "weight": w}): w is added to the output of the move the heuristic
+would play, so the network's outputs say where and how strongly it departs from hand-written play; such a model
+needs the game's heuristic (numba, as the engines) at play time. Playing needs numpy only (no torch): the agent
+plays the legal action with the highest output.
 """
 import json
 import zipfile
@@ -20,8 +23,11 @@ from quando_env.files import replace_file
 
 from .base import Agent
 
-FORMAT = "quando_env-learned/2"
-FORMATS = ("quando_env-learned/1", FORMAT)       # what this version reads (format 1: no move scorer)
+FORMAT = "quando_env-learned/3"
+FORMATS = ("quando_env-learned/1", "quando_env-learned/2", FORMAT)   # what this version reads (1: no move
+# scorer; 2: no anchor)
+ANCHORS = ("heuristic",)                          # agents a model may be anchored on
+MAX_ANCHOR_WEIGHT = 1000.0
 MODELS = Path(__file__).resolve().parent / "models"
 HEADER_KEYS = {"format": str, "game": str, "options": dict, "obs_dim": int, "num_actions": int, "hidden": list,
                "head": str, "info": dict}
@@ -74,6 +80,14 @@ def check_header(header, where: str) -> dict:
         if not ok:
             raise ValueError(f"{where}: header field 'move' must be {{'features': F, 'hidden': [h1, h2]}} with "
                              f"integers 1..65536 (format 2), got {move!r}")
+    anchor = header.get("anchor")
+    if anchor is not None:
+        ok = header["format"] == FORMAT and isinstance(anchor, dict) and set(anchor) == {"agent", "weight"} \
+            and anchor["agent"] in ANCHORS and type(anchor["weight"]) in (int, float) \
+            and 0 < anchor["weight"] <= MAX_ANCHOR_WEIGHT
+        if not ok:
+            raise ValueError(f"{where}: header field 'anchor' must be {{'agent': one of {list(ANCHORS)}, 'weight': "
+                             f"a number in (0, {MAX_ANCHOR_WEIGHT:g}]}} (format 3), got {anchor!r}")
     if header["head"] not in HEADS:
         raise ValueError(f"{where}: head {header['head']!r}, expected one of {HEADS}")
     sizes = [header["obs_dim"], header["num_actions"], *header["hidden"]]
@@ -276,6 +290,7 @@ class LearnedAgent(Agent):
         self.game = header["game"]
         self.num_actions = header["num_actions"]
         self.uses_action_features = bool(header.get("move"))
+        self.anchor = None          # the heuristic an anchored model adds its weight to (built at first use)
 
     def features_of(self, obs) -> np.ndarray:
         """The move features of observations (the caller had no game to ask): from worlds sampled from them."""
@@ -297,7 +312,21 @@ class LearnedAgent(Agent):
                              f"{self.header['obs_dim']}, got {obs.shape[1]} (another game or player count?)")
         if self.uses_action_features and features is None:
             features = self.features_of(obs)
-        return np.where(masks, forward(self.weights, obs, masks, features)[0], -np.inf)
+        out = forward(self.weights, obs, masks, features)[0]
+        anchor = self.header.get("anchor")
+        if anchor:
+            out[np.arange(len(out)), self.anchor_moves(obs, masks)] += anchor["weight"]
+        return np.where(masks, out, -np.inf)
+
+    def anchor_moves(self, obs, masks) -> np.ndarray:
+        """The moves of the heuristic an anchored model is anchored on (a deterministic function of the
+        observation, so the model plays the same whatever the batch)."""
+        if self.anchor is None:
+            from . import game_agents
+
+            self.anchor = game_agents(self.game)[self.header["anchor"]["agent"]](
+                num_players=self.header["options"].get("num_players"))
+        return self.anchor.act(obs, masks)
 
     def act_batch(self, obs, masks, features=None):
         return self.scores(obs, masks, features).argmax(axis=1)

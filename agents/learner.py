@@ -55,7 +55,7 @@ from quando_env.registry import game_class, game_names
 
 from . import sparse
 from .evaluation import MAX_GAMES as MAX_MATCH_GAMES
-from .learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
+from .learned import FORMAT, MAX_ANCHOR_WEIGHT, LearnedAgent, load_model, replace_file, save_arrays, save_model
 from .stops import Stopped, lock_folder, sigterm_stops
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
@@ -103,6 +103,8 @@ class Hyper:
     teacher: str = "heuristic"                     # warm start: whose moves are imitated ("heuristic" or "rollout")
     teacher_samples: int = 32                      # rollout teacher: worlds per decision (twice that to knock)
     init: str = ""                                 # a learned model (.npz) whose weights start the run
+    anchor: float = 0.0                            # ppo: added to the output of the heuristic's move (0: none);
+                                                   # the model then plays on the heuristic (agents.learned)
     eval_games: int = 400
     eval_seed: int = 10_000_000
 
@@ -133,6 +135,8 @@ class Hyper:
         need(moves is not None and len(moves) in (0, 2) and all(h is not None and 1 <= h <= 1 << 16 for h in moves),
              f"move_hidden={shown(self.move_hidden)}", "() or two integer widths 1..65536")
         self.move_hidden = tuple(moves)
+        need(not (self.anchor and self.method == "dmc"), f"anchor={self.anchor!r} with method='dmc'",
+             "anchor=0 for dmc (an anchor shifts a policy's outputs, not action values)")
         need(not self.move_hidden or game_class(self.game).action_feature_parts is not None,
              f"move_hidden={list(self.move_hidden)}", f"() for {self.game}, which has no legal-move features")
         for name, lo, hi, above in (("lr", 0.0, 1.0, True), ("bc_lr", 0.0, 1.0, True), ("gamma", 0.0, 1.0, False),
@@ -142,7 +146,7 @@ class Hyper:
                                     ("margin", 0.0, None, False),
                                     ("win_reward", 0.0, None, False), ("points_coef", 0.0, None, False),
                                     ("self_play_share", 0.0, 1.0, False), ("heuristic_share", 0.0, 1.0, False),
-                                    ("bc_dagger", 0.0, 1.0, False)):
+                                    ("bc_dagger", 0.0, 1.0, False), ("anchor", 0.0, MAX_ANCHOR_WEIGHT, False)):
             x = getattr(self, name)
             ok = isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_)) \
                 and math.isfinite(x) and (x > lo if above else x >= lo) and (hi is None or x <= hi)
@@ -279,7 +283,8 @@ class Learner:
                     "mask": np.zeros((cap, self.num_actions), bool),
                     "act": np.zeros(cap, np.int64), "logp": np.zeros(cap, np.float32),
                     "val": np.zeros(cap, np.float32), "rew": np.zeros(cap, np.float32),
-                    "nxt": np.full(cap, -1, np.int64), "fstart": np.zeros(cap, np.int64)}
+                    "nxt": np.full(cap, -1, np.int64), "fstart": np.zeros(cap, np.int64),
+                    "anchor": np.zeros(cap, np.int64)}   # the heuristic's move (anchored runs)
         self.count = 0                      # rows of the buffer in use
         self.feats = np.zeros((cap * 8 if hp.move_hidden else 0, self.num_features), np.float32)   # legal moves'
         self.fcount = 0                     # feature rows in use; decision i's start at buf["fstart"][i], in order
@@ -345,13 +350,26 @@ class Learner:
         rows = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts - self.buf["fstart"][ids], counts)
         return self.feats[rows]
 
-    def policy(self, obs: np.ndarray, masks: np.ndarray, feats=None) -> tuple:
-        """The current policy on rows of observations and masks: (probs (B, num_actions), the distribution the
-        learner acts by (ppo: the masked softmax; dmc: epsilon-greedy on the action values), log-probabilities of
-        the masked softmax, policy head outputs, values (B,))."""
+    def anchor_moves(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        """The heuristic's moves that an anchored run adds `anchor` to (None without an anchor)."""
+        return self.heuristic.act(obs, masks) if self.hp.anchor else None
+
+    def anchored(self, logits, anchor):
+        """The policy's outputs: the network's, plus `anchor` on the heuristic's move (as agents.learned plays)."""
+        if anchor is None:
+            return logits
+        rows = torch.arange(len(anchor), device=logits.device)
+        return logits.index_put((rows, anchor), logits.new_tensor(self.hp.anchor), accumulate=True)
+
+    def policy(self, obs: np.ndarray, masks: np.ndarray, feats=None, anchor=None) -> tuple:
+        """The current policy on rows of observations and masks (anchor: the heuristic's moves of an anchored
+        run): (probs (B, num_actions), the distribution the learner acts by (ppo: the masked softmax; dmc:
+        epsilon-greedy on the action values), log-probabilities of the masked softmax, policy outputs, values
+        (B,))."""
         with torch.no_grad():
             logits, value = self.net(sparse.sparse_rows(obs), legal_moves(masks, feats, self.dev)
                                      if self.hp.move_hidden else None)
+            logits = self.anchored(logits, None if anchor is None else torch.from_numpy(anchor).to(self.dev))
             legal = torch.from_numpy(np.ascontiguousarray(masks, bool)).to(self.dev)
             logp_all = masked_log_probs(logits, legal)
             probs = masked_probs(logp_all, legal).cpu().numpy().astype(np.float64)
@@ -361,12 +379,12 @@ class Learner:
             probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
         return probs, logp_all, logits, value.numpy()
 
-    def decide(self, obs, masks, labels=None, feats=None):
+    def decide(self, obs, masks, labels=None, feats=None, anchor=None):
         """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
         masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
         as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
         actions' values."""
-        probs, logp_all, logits, value = self.policy(obs, masks, feats)
+        probs, logp_all, logits, value = self.policy(obs, masks, feats, anchor)
         rows = np.arange(len(obs))
         dagger = labels is not None and self.hp.bc_dagger > 0
         if labels is None or dagger:        # inverse CDF: an action of probability 0 (illegal) is never drawn
@@ -409,8 +427,12 @@ class Learner:
             if mine.size:
                 o, m = obs[mine], masks[mine]
                 f = self.legal_features(mine, m)
-                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if self.imitating else None, f)
+                anchor = self.anchor_moves(o, m)
+                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if self.imitating else None, f,
+                                                      anchor)
                 ids = start + np.arange(mine.size)
+                if anchor is not None:
+                    b["anchor"][ids] = anchor
                 b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
                 self.store_features(ids, f)
                 seats = cur[mine]
@@ -484,7 +506,7 @@ class Learner:
                 moves = legal_moves(b["mask"][j], self.stored_features(j), self.dev) if hp.move_hidden else None
                 out = self.loss(sparse.sparse_rows(b["obs"][j]), moves,
                                 *(torch.from_numpy(x).to(self.dev) for x in (b["mask"][j], b["act"][j], b["logp"][j],
-                                                                             adv[j], ret[j])))
+                                                                             adv[j], ret[j], b["anchor"][j])))
                 self.opt.zero_grad()
                 out["loss/total"].backward()
                 out["loss/grad_norm"] = nn.utils.clip_grad_norm_(self.net.parameters(), hp.max_grad_norm)
@@ -497,10 +519,11 @@ class Learner:
         logs["rollout/mean_return"] = float(ret[idx].mean()) if idx.size else 0.0
         return logs
 
-    def loss(self, obs, moves, masks, acts, old_logp, adv, ret) -> dict:
+    def loss(self, obs, moves, masks, acts, old_logp, adv, ret, anchor) -> dict:
         """The minibatch loss of the current phase and method, with its parts by name."""
         hp = self.hp
         logits, value = self.net(obs, moves)
+        logits = self.anchored(logits, anchor if hp.anchor else None)
         v_loss = 0.5 * ((value - ret) ** 2).mean()
         out = {"loss/value": v_loss}
         if hp.method == "dmc":
@@ -580,6 +603,7 @@ class Learner:
                 "obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(hp.hidden),
                 "head": "q" if hp.method == "dmc" else "policy", **({"move": self.move_header()} if hp.move_hidden
                                                                     else {}),
+                **({"anchor": {"agent": "heuristic", "weight": hp.anchor}} if hp.anchor else {}),
                 "info": {"method": hp.method, "decisions": self.counters["decisions"], "seed": hp.seed}}
 
     def agent(self) -> LearnedAgent:

@@ -12,7 +12,7 @@ import pytest
 from agents import make_agent
 from agents.base import Agent
 from agents.evaluation import play_match
-from agents.learned import LearnedAgent, default_model, load_model, save_model
+from agents.learned import FORMAT, LearnedAgent, default_model, load_model, save_model
 from agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main, parse_args
 from agents.random_agent import RandomAgent
 from quando_env import registry
@@ -169,7 +169,7 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
         src.step(src.sample_actions())
     obs = src.observe()[0]
     worlds = cls.sample_states(obs, 16, src.config, seed=1)
-    learner = small_learner(game, hidden=(64,), move_hidden=move)
+    learner = small_learner(game, hidden=(64,), move_hidden=move, anchor=1.5)   # the heuristic's move too
     with __import__("torch").no_grad():
         for p in learner.net.parameters():
             p.normal_(0.0, 0.1)              # probabilities far from uniform: an input change moves them
@@ -179,17 +179,18 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
     assert (o == obs).all()
 
     f = learner.legal_features(np.arange(16), m)
-    probs = learner.policy(o, m, f)[0]
+    probs = learner.policy(o, m, f, learner.anchor_moves(o, m))[0]
     assert (probs == probs[0]).all() and probs[0].max() < 1.0
 
     nxt = (learner.game.current_player + 1) % 4
-    leaked = learner.policy(learner.game.observe(players=nxt), m, f)[0]
+    leaked = learner.policy(learner.game.observe(players=nxt), m, f, learner.anchor_moves(o, m))[0]
     assert not (leaked == leaked[0]).all()
 
     # What collection hands the policy is that same view, row for row.
     seen = []
     decide = learner.decide
-    learner.decide = lambda o, m, labels=None, feats=None: (seen.append(o.copy()), decide(o, m, labels, feats))[1]
+    learner.decide = lambda o, m, labels=None, feats=None, anchor=None: (seen.append(o.copy()),
+                                                                         decide(o, m, labels, feats, anchor))[1]
     learner.hp.rollout_steps = 1
     expected = learner.game.observe()
     mine = np.flatnonzero(learner.owner[np.arange(16), learner.game.current_player] == LEARNER)
@@ -558,7 +559,7 @@ def draw_last_legal(learner):
     outputs and values stay the network's)."""
     policy = learner.policy
 
-    def one_hot(obs, masks, feats=None):
+    def one_hot(obs, masks, feats=None, anchor=None):
         p, *rest = policy(obs, masks, feats)
         q = np.zeros_like(p)
         q[np.arange(len(obs)), last_legal(masks)] = 1.0
@@ -754,7 +755,7 @@ def test_a_move_scorer_model_plays_the_same_from_its_file_given_features_or_obse
         learner.game.step(learner.game.sample_actions())
     path = save_model(tmp_path / "m.npz", learner.header(), learner.weights())
     agent = LearnedAgent(path, game=game, num_players=4)
-    assert agent.header["format"] == "quando_env-learned/2" and agent.uses_action_features
+    assert agent.header["format"] == FORMAT and agent.uses_action_features
     live = np.flatnonzero(learner.game.current_player >= 0)
     o, m = learner.game.observe(games=live), learner.game.legal_action_mask[live]
     feats = learner.game.action_features(games=live)
@@ -794,6 +795,48 @@ def test_the_tiny_game_trains_its_move_scorer_through_the_contract(tiny):
         learner.iteration()
     after = learner.evaluate()
     assert after["win_rate"] >= 0.62 and after["ci"][0] > 0.5
+
+
+# ---------------------------------------------------------------- the anchor on the heuristic
+@pytest.mark.parametrize("game", GAMES)
+def test_an_anchored_model_adds_its_weight_to_the_heuristics_move_as_the_learner_does(tmp_path, game):
+    """anchor=w: the policy's output of the heuristic's move gets +w, in the learner (torch) and in the saved
+    model (numpy, the heuristic computed at play time); a large weight plays the heuristic's moves exactly."""
+    learner = scrambled(small_learner(game, anchor=2.5))
+    for _ in range(15):
+        learner.game.step(learner.game.sample_actions())
+    live = np.flatnonzero(learner.game.current_player >= 0)
+    o, m = learner.game.observe(games=live), learner.game.legal_action_mask[live]
+    heuristic = make_agent("heuristic", game=game).act(o, m)
+    np.testing.assert_array_equal(learner.anchor_moves(o, m), heuristic)
+    logits = learner.policy(o, m, None, heuristic)[2]
+    plain = learner.policy(o, m)[2]
+    added = np.zeros_like(plain)
+    added[np.arange(len(live)), heuristic] = 2.5
+    np.testing.assert_allclose(logits, plain + added, atol=1e-5)
+    path = save_model(tmp_path / "a.npz", learner.header(), learner.weights())
+    agent = LearnedAgent(path, game=game, num_players=4)
+    assert agent.header["anchor"] == {"agent": "heuristic", "weight": 2.5}
+    np.testing.assert_allclose(agent.scores(o, m)[m], logits[m], rtol=1e-4, atol=1e-4)
+    strong = LearnedAgent(header={**agent.header, "anchor": {"agent": "heuristic", "weight": 1000.0}},
+                          weights=agent.weights)
+    np.testing.assert_array_equal(strong.act(o, m), heuristic)
+
+
+def test_an_anchor_is_refused_where_it_cannot_mean_what_it_says(tmp_path):
+    """An anchor needs format 3, the heuristic and a weight in (0, 1000]; dmc's action values take none."""
+    learner = small_learner("help", anchor=1.0)
+    header, weights = learner.header(), learner.weights()
+    bad = tmp_path / "bad.npz"
+    for wrong in ({"format": "quando_env-learned/2"}, {"anchor": {"agent": "rollout", "weight": 1.0}},
+                  {"anchor": {"agent": "heuristic", "weight": 0}}, {"anchor": {"agent": "heuristic", "weight": True}},
+                  {"anchor": {"agent": "heuristic", "weight": 1.0, "x": 1}}):
+        with pytest.raises(ValueError, match="header field 'anchor' must be"):
+            LearnedAgent(rewrite(bad, {**header, **wrong}, weights))
+    with pytest.raises(ValueError, match="anchor=0 for dmc"):
+        Hyper(game="help", method="dmc", anchor=1.0)
+    with pytest.raises(ValueError, match="anchor=-1"):
+        Hyper(game="help", anchor=-1)
 
 
 def test_a_move_scorer_needs_move_features():
