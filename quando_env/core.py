@@ -279,6 +279,7 @@ class Game:
         self.flags = np.zeros((b, NUM_FLAGS), np.uint8)
         self.action_streams = np.zeros(b, np.uint64)           # sample_actions' per-game streams
         self.all_games = np.arange(b)
+        self.min_parallel = threads.min_parallel_games(PARALLEL_MIN_GAMES)    # (the threading layer's)
         self.info_keys = ("score", "round_points", *self.seat_info_keys, "rounds_done")
         self.reset(seed)
 
@@ -331,7 +332,7 @@ class Game:
 
     def _kernels(self, k: int):
         """The kernels for a batch of k games: spread over the threads when that pays."""
-        if k >= PARALLEL_MIN_GAMES and self.parallel_kernels is not None and numba.get_num_threads() > 1:
+        if k >= self.min_parallel and self.parallel_kernels is not None and numba.get_num_threads() > 1:
             return self.parallel_kernels
         return self.kernels
 

@@ -8,7 +8,14 @@ an idle machine spinning threads are faster: docs/speed.md has both). So:
 - a user's own NUMBA_THREADING_LAYER, or a layer numba has started already, is kept;
 - if an OpenMP runtime is already loaded and OMP_WAIT_POLICY was not given, numba's threads use the
   `workqueue` layer (plain threads that sleep when idle), since no setting reaches that runtime any more;
-- otherwise OpenMP with OMP_WAIT_POLICY=PASSIVE (idle threads sleep rather than spin beside torch).
+- otherwise OpenMP with OMP_WAIT_POLICY=PASSIVE (idle threads sleep rather than spin beside torch); if the user set
+  neither that nor GOMP_SPINCOUNT, also GOMP_SPINCOUNT=SPINCOUNT: an idle thread spins about 0.2 ms before it
+  sleeps, so a step's back-to-back kernels (sample, then step) find it awake, and a learner running after the
+  step loses at most that much of a core.
+
+Each parallel kernel call wakes numba's sleeping threads; workqueue's wake slowly (a condition variable), so on that
+layer batches run threaded only from WORKQUEUE_MIN_GAMES games (`min_parallel_games`): at 256 games two threads
+stepped the SB3 VecEnv 1.4x slower than one on an idle machine.
 
 The workqueue layer aborts the process when two Python threads launch parallel kernels at once, so every parallel
 kernel of the package runs under `LOCK` (`serialized`); a batch already uses every thread numba has.
@@ -20,6 +27,14 @@ from types import SimpleNamespace
 
 LOCK = threading.Lock()
 OPENMP_LIBRARIES = ("libgomp", "libiomp", "libomp")
+SPINCOUNT = "20000"      # libgomp counts about 100,000 spins a millisecond
+WORKQUEUE_MIN_GAMES = 1024
+
+
+def min_parallel_games(default: int) -> int:
+    """The smallest batch that runs threaded on numba's chosen layer (`default` unless it is workqueue)."""
+    import numba
+    return WORKQUEUE_MIN_GAMES if numba.config.THREADING_LAYER == "workqueue" else default
 
 
 def openmp_loaded() -> bool:
@@ -44,6 +59,8 @@ def choose_layer() -> str:
     if "OMP_WAIT_POLICY" not in os.environ and openmp_loaded():
         numba.config.THREADING_LAYER = "workqueue"
         return "workqueue"
+    if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+        os.environ["GOMP_SPINCOUNT"] = SPINCOUNT        # read by libgomp when numba's omp layer loads it
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     return "omp-passive"
 

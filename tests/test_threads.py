@@ -86,7 +86,8 @@ def run_python(code: str, **env_vars) -> str:
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER")}
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER",
+                                                             "GOMP_SPINCOUNT")}
     env.update(NUMBA_NUM_THREADS="2", **env_vars)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -109,13 +110,36 @@ def test_numba_threads_stay_off_an_openmp_runtime_loaded_before_the_package(firs
     assert run_python(first + LAYER, **env_vars) == expected
 
 
+@pytest.mark.parametrize("first, env_vars, expected", [
+    ("", {}, "omp-passive 20000"),
+    ("", {"OMP_WAIT_POLICY": "PASSIVE"}, "omp-passive None"),      # the user asked for threads that sleep at once
+    ("", {"GOMP_SPINCOUNT": "5"}, "omp-passive 5"),
+    ("import torch; ", {}, "workqueue None"),                       # numba's threads are not libgomp's
+])
+def test_idle_openmp_threads_spin_briefly_unless_told(first, env_vars, expected):
+    """Between a step's back-to-back kernels an idle thread spins a short while (GOMP_SPINCOUNT) rather than
+    sleeping at once (waking it cost two threads a quarter of their speed in Cabo and Help!); a user's
+    OMP_WAIT_POLICY or GOMP_SPINCOUNT wins."""
+    code = first + "import os, quando_env; print(quando_env.THREADING, os.environ.get('GOMP_SPINCOUNT'))"
+    assert run_python(code, **env_vars) == expected
+
+
+def test_on_the_workqueue_layer_only_large_batches_run_threaded():
+    """workqueue's sleeping threads wake slowly: the SB3 VecEnv's 256 games ran 1.4x faster serially there, so
+    batches below quando_env.threads.WORKQUEUE_MIN_GAMES run serially on that layer (on OpenMP from 64 games)."""
+    code = ("import torch, quando_env; g = quando_env.VectorGame(8); "
+            "print(quando_env.THREADING, [g._kernels(k) is g.parallel_kernels for k in (64, 1023, 1024)])")
+    assert run_python(code) == "workqueue [False, False, True]"
+    assert run_python(code.replace("import torch, ", "import ")) == "omp-passive [True, True, True]"
+
+
 CONCURRENT = """
 import threading, numpy as np
 import torch, quando_env, numba
 from quando_env import threads
 PLANT
 def play(seed, out):
-    g = quando_env.VectorGame(256, seed=seed)
+    g = quando_env.VectorGame(threads.WORKQUEUE_MIN_GAMES, seed=seed)     # threaded on workqueue
     for _ in range(40):
         g.step(g.sample_actions())
     out.append(g.observe())
