@@ -526,7 +526,7 @@ class Game:
 
     def slots(self, games) -> np.ndarray:
         """The slot indices `games` names (all games for None), checked."""
-        if games is None:
+        if games is None or games is self.all_games:
             return self.all_games
         return as_slots(games, self.num_games)
 
@@ -752,7 +752,10 @@ class Game:
         """Per listed game and seat, (k, n) arrays of the facts infos carry (`info_keys`): `score`,
         `round_points` (0 until `rounds_done` > 0), the game's own, `rounds_done`. Every key is there from
         the first reset on."""
-        table = self.info_table()[self.slots(games)].astype(np.int64)
+        states = self.states if games is None else self.states[self.slots(games)]     # only the listed games
+        table = np.empty((states.shape[0], len(self.info_keys), self.num_players), np.int32)
+        self.kernels.infos(states, self.cfg, table)
+        table = table.astype(np.int64)
         return {key: table[:, j] for j, key in enumerate(self.info_keys)}
 
     # ------------------------------------------------------------------ records
