@@ -94,7 +94,7 @@ def run_python(code: str, **env_vars) -> str:
     return out.stdout.strip()
 
 
-LAYER = ("import numba, quando_env; g = quando_env.VectorGame(256); g.step(g.sample_actions()); "
+LAYER = ("import numba, quando_env; g = quando_env.VectorGame(1024); g.step(g.sample_actions()); "  # threaded
          "print(quando_env.THREADING, numba.threading_layer())")
 
 
