@@ -8,10 +8,10 @@ an idle machine spinning threads are faster: docs/speed.md has both). So:
 - a user's own NUMBA_THREADING_LAYER, or a layer numba has started already, is kept;
 - if an OpenMP runtime is already loaded and OMP_WAIT_POLICY was not given, numba's threads use the
   `workqueue` layer (plain threads that sleep when idle), since no setting reaches that runtime any more;
-- otherwise OpenMP with OMP_WAIT_POLICY=PASSIVE (idle threads sleep rather than spin beside torch); if the user set
-  neither that nor GOMP_SPINCOUNT, also GOMP_SPINCOUNT=SPINCOUNT: an idle thread spins about 0.2 ms before it
-  sleeps, so a step's back-to-back kernels (sample, then step) find it awake, and a learner running after the
-  step loses at most that much of a core.
+- otherwise OpenMP with OMP_WAIT_POLICY=PASSIVE (idle threads sleep rather than spin beside torch). Threads that
+  spin 20,000 times before they sleep (GOMP_SPINCOUNT) stepped Help!'s two-thread batches 1.5x faster on two idle
+  cores, and Cabo's and Help!'s 3-9x slower on a busy 2-core machine (docs/speed.md): spinning is left to a user
+  who owns the machine.
 
 Each parallel kernel call wakes numba's sleeping threads; workqueue's wake slowly (a condition variable), so on that
 layer batches run threaded only from WORKQUEUE_MIN_GAMES games (`min_parallel_games`): at 256 games two threads
@@ -27,7 +27,6 @@ from types import SimpleNamespace
 
 LOCK = threading.Lock()
 OPENMP_LIBRARIES = ("libgomp", "libiomp", "libomp")
-SPINCOUNT = "20000"      # libgomp counts about 100,000 spins a millisecond
 WORKQUEUE_MIN_GAMES = 1024
 
 
@@ -59,8 +58,6 @@ def choose_layer() -> str:
     if "OMP_WAIT_POLICY" not in os.environ and openmp_loaded():
         numba.config.THREADING_LAYER = "workqueue"
         return "workqueue"
-    if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-        os.environ["GOMP_SPINCOUNT"] = SPINCOUNT        # read by libgomp when numba's omp layer loads it
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     return "omp-passive"
 

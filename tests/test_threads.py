@@ -86,8 +86,7 @@ def run_python(code: str, **env_vars) -> str:
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER",
-                                                             "GOMP_SPINCOUNT")}
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER")}
     env.update(NUMBA_NUM_THREADS="2", **env_vars)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -108,20 +107,6 @@ def test_numba_threads_stay_off_an_openmp_runtime_loaded_before_the_package(firs
     """torch imported first loads OpenMP with spinning idle threads, which numba's omp layer would share (a
     batched env loop ran 6x slower): the package then runs numba on its workqueue layer; a user's choice wins."""
     assert run_python(first + LAYER, **env_vars) == expected
-
-
-@pytest.mark.parametrize("first, env_vars, expected", [
-    ("", {}, "omp-passive 20000"),
-    ("", {"OMP_WAIT_POLICY": "PASSIVE"}, "omp-passive None"),      # the user asked for threads that sleep at once
-    ("", {"GOMP_SPINCOUNT": "5"}, "omp-passive 5"),
-    ("import torch; ", {}, "workqueue None"),                       # numba's threads are not libgomp's
-])
-def test_idle_openmp_threads_spin_briefly_unless_told(first, env_vars, expected):
-    """Between a step's back-to-back kernels an idle thread spins a short while (GOMP_SPINCOUNT) rather than
-    sleeping at once (waking it cost two threads a quarter of their speed in Cabo and Help!); a user's
-    OMP_WAIT_POLICY or GOMP_SPINCOUNT wins."""
-    code = first + "import os, quando_env; print(quando_env.THREADING, os.environ.get('GOMP_SPINCOUNT'))"
-    assert run_python(code, **env_vars) == expected
 
 
 def test_on_the_workqueue_layer_only_large_batches_run_threaded():
