@@ -7,12 +7,11 @@ SB3 rows: the user's masked loop over an SB3 VecEnv of 256 Quando games against 
 env_method("action_masks"), a random legal action per game, step), with torch and SB3 imported before quando_env
 unless the row says otherwise; the ratio is against SB3's DummyVecEnv over 256 `Quando-v0` envs in the same run.
 "numba on torch's OpenMP" is what the package did before it chose numba's threading layer (torch's libgomp,
-loaded first, keeps spinning idle threads); NUMBA_THREADING_LAYER=omp brings it back. "threaded on workqueue"
-runs the batch on workqueue's threads, as the package did before it kept batches under
-quando_env.threads.WORKQUEUE_MIN_GAMES serial there. VectorGame rows: random
-play (`step(sample_actions())`) of 4,096 games on 1 and 2 numba threads, the ratio against 1 thread; the
-"spin" row exports GOMP_SPINCOUNT=2000 (idle OpenMP threads spin about 20 µs before they sleep; the package's
-threads sleep at once).
+loaded first, keeps spinning idle threads); NUMBA_THREADING_LAYER=omp brings it back. "threaded on workqueue" runs
+the batch on workqueue's threads, as the package did before it kept batches under
+quando_env.threads.WORKQUEUE_MIN_GAMES serial there. VectorGame rows: random play (`step(sample_actions())`) of
+4,096 games on 1 and 2 numba threads, the ratio against 1 thread; the GOMP_SPINCOUNT row lets idle OpenMP threads
+spin about 0.2 ms before they sleep (the package's sleep at once).
 """
 import argparse
 import os
@@ -88,7 +87,7 @@ def main():
         one, _ = rate(ENGINE_LOOP.format(threads=1, game=game, seconds=s))
         rows.append((f"{game}: VectorGame 4096 games, 1 thread", one, "", one))
         for name, env in ((f"{game}: 2 threads", {}),
-                          (f"{game}: 2 threads, GOMP_SPINCOUNT=2000 exported (spin)", {"GOMP_SPINCOUNT": "2000"})):
+                          (f"{game}: 2 threads, GOMP_SPINCOUNT=20000 exported", {"GOMP_SPINCOUNT": "20000"})):
             rows.append((name, rate(ENGINE_LOOP.format(threads=2, game=game, seconds=s), **env)[0], "", one))
     print(f"about {s:g} s a row, each in a fresh interpreter\n")
     print(f"| {'what':66} | {'steps/s':>11} | {'ratio':>7} | {'package chose':13} |")
