@@ -6,6 +6,9 @@ import pytest
 
 from quando_env.core import PARALLEL_MIN_GAMES
 from quando_env.registry import game_class, game_names
+from quando_env.threads import min_parallel_games
+
+THREADED = min_parallel_games(PARALLEL_MIN_GAMES)     # the smallest threaded batch on this session's layer
 
 
 def trajectory(cls, num_games, threads, steps=60, seed=3):
@@ -30,7 +33,7 @@ def test_results_do_not_depend_on_the_thread_count(name):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.fail("this test needs numba to be allowed 2 threads (NUMBA_NUM_THREADS >= 2)")
     cls = game_class(name)
-    one, two = (trajectory(cls, 4 * PARALLEL_MIN_GAMES, t) for t in (1, 2))
+    one, two = (trajectory(cls, 4 * THREADED, t) for t in (1, 2))
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
 
@@ -39,8 +42,8 @@ def test_results_do_not_depend_on_the_thread_count(name):
 def test_serial_and_parallel_kernels_play_the_same_games(name):
     """Game i of a large batch (parallel kernels) is the game a batch of one seeded seed + i plays (serial)."""
     cls = game_class(name)
-    big = trajectory(cls, PARALLEL_MIN_GAMES, 2)
-    for i in (0, PARALLEL_MIN_GAMES - 1):
+    big = trajectory(cls, THREADED, 2)
+    for i in (0, THREADED - 1):
         small = trajectory(cls, 1, 2, seed=3 + i)
         for a, b in zip(big[:-2], small[:-2]):
             np.testing.assert_array_equal(a[i], b[0])
