@@ -7,8 +7,11 @@ SB3 rows: the user's masked loop over an SB3 VecEnv of 256 Quando games against 
 env_method("action_masks"), a random legal action per game, step), with torch and SB3 imported before quando_env
 unless the row says otherwise; the ratio is against SB3's DummyVecEnv over 256 `Quando-v0` envs in the same run.
 "numba on torch's OpenMP" is what the package did before it chose numba's threading layer (torch's libgomp,
-loaded first, keeps spinning idle threads); NUMBA_THREADING_LAYER=omp brings it back. VectorGame rows: random
-play (`step(sample_actions())`) of 4,096 games on 1 and 2 numba threads, the ratio against 1 thread.
+loaded first, keeps spinning idle threads); NUMBA_THREADING_LAYER=omp brings it back. "threaded on workqueue" runs
+the batch on workqueue's threads, as the package did before it kept batches under
+quando_env.threads.WORKQUEUE_MIN_GAMES serial there. VectorGame rows: random play (`step(sample_actions())`) of
+4,096 games on 1 and 2 numba threads, the ratio against 1 thread; the GOMP_SPINCOUNT row lets idle OpenMP threads
+spin about 0.2 ms before they sleep (the package's sleep at once).
 """
 import argparse
 import os
@@ -20,6 +23,7 @@ import time, numpy as np
 {first}
 import gymnasium as gym
 import quando_env
+{setup}
 from stable_baselines3.common.vec_env import DummyVecEnv
 venv = {venv}
 rng = np.random.default_rng(0)
@@ -53,7 +57,8 @@ DUMMY = 'DummyVecEnv([lambda: gym.make("Quando-v0", num_players=4) for _ in rang
 
 def rate(code: str, **env) -> tuple[float, str]:
     """(steps per second, the package's threading choice) of a snippet run in a fresh interpreter."""
-    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER")}
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER", "GOMP_SPINCOUNT")}
     out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(out.stderr[-3000:])
@@ -67,19 +72,23 @@ def main():
     ap.add_argument("--games", nargs="+", default=["quando", "cabo", "help"])
     args = ap.parse_args()
     s = args.seconds
-    base, _ = rate(SB3_LOOP.format(first=FIRST, venv=DUMMY, seconds=s))
+    base, _ = rate(SB3_LOOP.format(first=FIRST, setup="", venv=DUMMY, seconds=s))
     rows = [("SB3 DummyVecEnv, 256 Quando-v0 (baseline)", base, "", base)]
-    for name, first, env in (("make_vec_env(256), torch first, numba on torch's OpenMP (before)", FIRST,
-                              {"NUMBA_THREADING_LAYER": "omp"}),
-                             ("make_vec_env(256), torch first (now)", FIRST, {}),
-                             ("make_vec_env(256), quando_env first", "", {})):
-        r, layer = rate(SB3_LOOP.format(first=first, venv=BATCHED, seconds=s), **env)
+    for name, first, setup, env in (
+            ("make_vec_env(256), torch first, numba on torch's OpenMP (before)", FIRST, "",
+             {"NUMBA_THREADING_LAYER": "omp"}),
+            ("make_vec_env(256), torch first, threaded on workqueue (before)", FIRST,
+             "quando_env.threads.WORKQUEUE_MIN_GAMES = 64", {}),
+            ("make_vec_env(256), torch first (now)", FIRST, "", {}),
+            ("make_vec_env(256), quando_env first", "", "", {})):
+        r, layer = rate(SB3_LOOP.format(first=first, setup=setup, venv=BATCHED, seconds=s), **env)
         rows.append((name, r, layer, base))
     for game in args.games:
         one, _ = rate(ENGINE_LOOP.format(threads=1, game=game, seconds=s))
-        two, layer = rate(ENGINE_LOOP.format(threads=2, game=game, seconds=s))
-        rows += [(f"{game}: VectorGame 4096 games, 1 thread", one, "", one),
-                 (f"{game}: VectorGame 4096 games, 2 threads", two, "", one)]
+        rows.append((f"{game}: VectorGame 4096 games, 1 thread", one, "", one))
+        for name, env in ((f"{game}: 2 threads", {}),
+                          (f"{game}: 2 threads, GOMP_SPINCOUNT=20000 exported", {"GOMP_SPINCOUNT": "20000"})):
+            rows.append((name, rate(ENGINE_LOOP.format(threads=2, game=game, seconds=s), **env)[0], "", one))
     print(f"about {s:g} s a row, each in a fresh interpreter\n")
     print(f"| {'what':66} | {'steps/s':>11} | {'ratio':>7} | {'package chose':13} |")
     print(f"|{'-' * 68}|{'-' * 12}:|{'-' * 8}:|{'-' * 15}|")

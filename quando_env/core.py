@@ -279,6 +279,7 @@ class Game:
         self.flags = np.zeros((b, NUM_FLAGS), np.uint8)
         self.action_streams = np.zeros(b, np.uint64)           # sample_actions' per-game streams
         self.all_games = np.arange(b)
+        self.min_parallel = threads.min_parallel_games(PARALLEL_MIN_GAMES)    # (the threading layer's)
         self.info_keys = ("score", "round_points", *self.seat_info_keys, "rounds_done")
         self.reset(seed)
 
@@ -331,7 +332,7 @@ class Game:
 
     def _kernels(self, k: int):
         """The kernels for a batch of k games: spread over the threads when that pays."""
-        if k >= PARALLEL_MIN_GAMES and self.parallel_kernels is not None and numba.get_num_threads() > 1:
+        if k >= self.min_parallel and self.parallel_kernels is not None and numba.get_num_threads() > 1:
             return self.parallel_kernels
         return self.kernels
 
@@ -525,7 +526,7 @@ class Game:
 
     def slots(self, games) -> np.ndarray:
         """The slot indices `games` names (all games for None), checked."""
-        if games is None:
+        if games is None or games is self.all_games:
             return self.all_games
         return as_slots(games, self.num_games)
 
@@ -751,7 +752,10 @@ class Game:
         """Per listed game and seat, (k, n) arrays of the facts infos carry (`info_keys`): `score`,
         `round_points` (0 until `rounds_done` > 0), the game's own, `rounds_done`. Every key is there from
         the first reset on."""
-        table = self.info_table()[self.slots(games)].astype(np.int64)
+        states = self.states if games is None else self.states[self.slots(games)]     # only the listed games
+        table = np.empty((states.shape[0], len(self.info_keys), self.num_players), np.int32)
+        self.kernels.infos(states, self.cfg, table)
+        table = table.astype(np.int64)
         return {key: table[:, j] for j, key in enumerate(self.info_keys)}
 
     # ------------------------------------------------------------------ records

@@ -8,7 +8,14 @@ an idle machine spinning threads are faster: docs/speed.md has both). So:
 - a user's own NUMBA_THREADING_LAYER, or a layer numba has started already, is kept;
 - if an OpenMP runtime is already loaded and OMP_WAIT_POLICY was not given, numba's threads use the
   `workqueue` layer (plain threads that sleep when idle), since no setting reaches that runtime any more;
-- otherwise OpenMP with OMP_WAIT_POLICY=PASSIVE (idle threads sleep rather than spin beside torch).
+- otherwise OpenMP with OMP_WAIT_POLICY=PASSIVE (idle threads sleep rather than spin beside torch). Threads that
+  spin 20,000 times before they sleep (GOMP_SPINCOUNT) stepped Help!'s two-thread batches 1.5x faster on two idle
+  cores, and Cabo's and Help!'s 3-9x slower on a busy 2-core machine (docs/speed.md): spinning is left to a user
+  who owns the machine.
+
+Each parallel kernel call wakes numba's sleeping threads; workqueue's wake slowly (a condition variable), so on that
+layer batches run threaded only from WORKQUEUE_MIN_GAMES games (`min_parallel_games`): at 256 games two threads
+stepped the SB3 VecEnv 1.4x slower than one on an idle machine.
 
 The workqueue layer aborts the process when two Python threads launch parallel kernels at once, so every parallel
 kernel of the package runs under `LOCK` (`serialized`); a batch already uses every thread numba has.
@@ -20,6 +27,13 @@ from types import SimpleNamespace
 
 LOCK = threading.Lock()
 OPENMP_LIBRARIES = ("libgomp", "libiomp", "libomp")
+WORKQUEUE_MIN_GAMES = 1024
+
+
+def min_parallel_games(default: int) -> int:
+    """The smallest batch that runs threaded on numba's chosen layer (`default` unless it is workqueue)."""
+    import numba
+    return WORKQUEUE_MIN_GAMES if numba.config.THREADING_LAYER == "workqueue" else default
 
 
 def openmp_loaded() -> bool:

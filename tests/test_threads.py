@@ -6,6 +6,9 @@ import pytest
 
 from quando_env.core import PARALLEL_MIN_GAMES
 from quando_env.registry import game_class, game_names
+from quando_env.threads import min_parallel_games
+
+THREADED = min_parallel_games(PARALLEL_MIN_GAMES)     # the smallest threaded batch on this session's layer
 
 
 def trajectory(cls, num_games, threads, steps=60, seed=3):
@@ -30,7 +33,7 @@ def test_results_do_not_depend_on_the_thread_count(name):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.fail("this test needs numba to be allowed 2 threads (NUMBA_NUM_THREADS >= 2)")
     cls = game_class(name)
-    one, two = (trajectory(cls, 4 * PARALLEL_MIN_GAMES, t) for t in (1, 2))
+    one, two = (trajectory(cls, 4 * THREADED, t) for t in (1, 2))
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
 
@@ -39,8 +42,8 @@ def test_results_do_not_depend_on_the_thread_count(name):
 def test_serial_and_parallel_kernels_play_the_same_games(name):
     """Game i of a large batch (parallel kernels) is the game a batch of one seeded seed + i plays (serial)."""
     cls = game_class(name)
-    big = trajectory(cls, PARALLEL_MIN_GAMES, 2)
-    for i in (0, PARALLEL_MIN_GAMES - 1):
+    big = trajectory(cls, THREADED, 2)
+    for i in (0, THREADED - 1):
         small = trajectory(cls, 1, 2, seed=3 + i)
         for a, b in zip(big[:-2], small[:-2]):
             np.testing.assert_array_equal(a[i], b[0])
@@ -93,7 +96,7 @@ def run_python(code: str, **env_vars) -> str:
     return out.stdout.strip()
 
 
-LAYER = ("import numba, quando_env; g = quando_env.VectorGame(256); g.step(g.sample_actions()); "
+LAYER = ("import numba, quando_env; g = quando_env.VectorGame(1024); g.step(g.sample_actions()); "  # threaded
          "print(quando_env.THREADING, numba.threading_layer())")
 
 
@@ -109,13 +112,22 @@ def test_numba_threads_stay_off_an_openmp_runtime_loaded_before_the_package(firs
     assert run_python(first + LAYER, **env_vars) == expected
 
 
+def test_on_the_workqueue_layer_only_large_batches_run_threaded():
+    """workqueue's sleeping threads wake slowly: the SB3 VecEnv's 256 games ran 1.4x faster serially there, so
+    batches below quando_env.threads.WORKQUEUE_MIN_GAMES run serially on that layer (on OpenMP from 64 games)."""
+    code = ("import torch, quando_env; g = quando_env.VectorGame(8); "
+            "print(quando_env.THREADING, [g._kernels(k) is g.parallel_kernels for k in (64, 1023, 1024)])")
+    assert run_python(code) == "workqueue [False, False, True]"
+    assert run_python(code.replace("import torch, ", "import ")) == "omp-passive [True, True, True]"
+
+
 CONCURRENT = """
 import threading, numpy as np
 import torch, quando_env, numba
 from quando_env import threads
 PLANT
 def play(seed, out):
-    g = quando_env.VectorGame(256, seed=seed)
+    g = quando_env.VectorGame(threads.WORKQUEUE_MIN_GAMES, seed=seed)     # threaded on workqueue
     for _ in range(40):
         g.step(g.sample_actions())
     out.append(g.observe())

@@ -81,8 +81,8 @@ class GameAECEnv(AECEnv):
     continues the same game, random streams and record included.
     """
 
-    _VIEWS = ("_cur", "_flags", "_mask", "_obs_row", "_info_seats", "_step_args", "_observe_args", "_infos_args",
-              "_step_kernel", "_observe_kernel", "_infos_kernel")
+    _VIEWS = ("_cur", "_flags", "_mask", "_mask_int8", "_obs_row", "_info_seats", "_step_args", "_observe_args",
+              "_infos_args", "_step_kernel", "_observe_kernel", "_infos_kernel")
     _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
                                 "infos"})
 
@@ -133,6 +133,7 @@ class GameAECEnv(AECEnv):
         self._cur = g.states["cur"]          # who decides now
         self._flags = g.flags[0]
         self._mask = g.masks[0]
+        self._mask_int8 = self._mask.view(np.int8)      # the observation's dtype (0/1 read the same)
         self._obs_row = self._obs_buf[0]
         self._info_seats = self._info_buf[0].T       # per seat: its value of each info key
         self._step_args = (g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
@@ -238,16 +239,17 @@ class GameAECEnv(AECEnv):
     def observe(self, agent):
         """The agent's observation vector, and its action mask (all zero unless it is to move; any of
         possible_agents, also once it has left the game)."""
-        if self.recorder is None:
+        seat = self._index.get(agent) if type(agent) is str else None
+        if seat is None or self.recorder is None:
             self._need_reset("observe()")
-        seat = self._index.get(agent) if isinstance(agent, str) else None     # (a list is unhashable)
-        if seat is None:
-            raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
+            seat = self._index.get(agent) if isinstance(agent, str) else None     # (a list is unhashable)
+            if seat is None:
+                raise ValueError(f"agent={shown(agent)} is not allowed: one of {self.possible_agents}")
         self._observe_kernel(*self._observe_args[seat])
         to_move = (agent == self.agent_selection and agent in self.agents
                    and not (self.terminations[agent] or self.truncations[agent]))
-        mask = self._mask.astype(np.int8) if to_move else self._no_moves.copy()
-        out = {"observation": self._obs_row.copy(), "action_mask": mask}
+        out = {"observation": self._obs_row.copy(),
+               "action_mask": self._mask_int8.copy() if to_move else self._no_moves.copy()}
         if self.action_feature_layout is not None:
             out["action_features"] = self._move_features(to_move)
         return out

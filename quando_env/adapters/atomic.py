@@ -8,12 +8,12 @@ copies the engine's arrays as bytes (0.6 to 1.1 KB per game: a few microseconds,
 import _signal
 import copy
 import signal
-import threading
 from contextlib import contextmanager
 
 import numpy as np
 
 SIGINT = int(signal.SIGINT)
+_DEFAULT = signal.default_int_handler
 
 ENGINE = ("states", "masks", "rewards", "flags", "action_streams")   # everything a Game's calls change
 
@@ -49,22 +49,25 @@ class uninterrupted:
     """`with uninterrupted():` holds Ctrl-C (SIGINT, when Python's own handler is installed, in the main thread)
     until the block ends, then raises KeyboardInterrupt: for a block that changes several things that must stay
     consistent (the engine's step and the game record), where undoing would cost more than finishing. (It uses
-    _signal, the C module under `signal`, whose enum conversions cost 3 µs a call: this runs every AEC step.)"""
+    _signal, the C module under `signal`, whose enum conversions cost 3 µs a call, and learns that it runs
+    outside the main thread from the handler's refusal: this runs every AEC step.)"""
 
     __slots__ = ("held", "active")
 
     def __enter__(self):
         self.held = []
-        self.active = _signal.getsignal(SIGINT) is signal.default_int_handler and \
-            threading.current_thread() is threading.main_thread()
+        self.active = _signal.getsignal(SIGINT) is _DEFAULT
         if self.active:
-            _signal.signal(SIGINT, self._hold)
+            try:
+                _signal.signal(SIGINT, self._hold)
+            except ValueError:      # not the main thread: only the main thread runs Python's signal handlers
+                self.active = False
 
     def _hold(self, signum, frame):
         self.held.append(signum)
 
     def __exit__(self, *exc):
         if self.active:
-            _signal.signal(SIGINT, signal.default_int_handler)
+            _signal.signal(SIGINT, _DEFAULT)
             if self.held and exc[0] is None:
                 raise KeyboardInterrupt

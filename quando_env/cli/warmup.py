@@ -16,6 +16,7 @@ from numba.core.dispatcher import Dispatcher
 
 from ..core import PARALLEL_MIN_GAMES
 from ..registry import game_class, game_module, game_names
+from ..threads import min_parallel_games
 
 FIRST_USE = "30-60 s"    # measured cold: warmup took 47, 27 and 34 s for Quando, Cabo and Help! on the idle machine
 AGENTS = ("greedy", "heuristic", "rollout", "learned")   # every game's own agents, the search, the shipped model
@@ -76,8 +77,9 @@ def _play(name: str) -> None:
         chosen = [a.act(obs["observation"], obs["action_mask"]) for a in agents[:3 if asked < SEARCHED else 2]]
         asked += 1
         env.step(int(chosen[0]) if chosen else int(np.flatnonzero(obs["action_mask"])[0]))
-    batch = game_class(name)(PARALLEL_MIN_GAMES, seed=0)
-    batch.play_random(None, np.ones((PARALLEL_MIN_GAMES, batch.num_players), bool))
+    size = min_parallel_games(PARALLEL_MIN_GAMES)      # a batch that runs the threaded kernels
+    batch = game_class(name)(size, seed=0)
+    batch.play_random(None, np.ones((size, batch.num_players), bool))
     batch.observe()
     batch.state()
     if batch.action_feature_parts is not None:      # move features, batched and one game at a time
