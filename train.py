@@ -1,10 +1,10 @@
 """Train a learned agent for a game with its default recipe: `python train.py --game cabo --seconds 3600`.
 
-The batched self-play learner (agents/learner.py); see `python train.py --help`. The model plays as
+The batched self-play learner (quando_env/agents/learner.py); see `python train.py --help`. The model plays as
 `learned:RUN/best.npz`. SB3's MaskablePPO path (the `ppo` agent) is `python -m agents.training`."""
 import sys
 
-from agents.learner import main
+from quando_env.agents.learner import main
 
 if __name__ == "__main__":
     sys.exit(main(prog="train.py"))

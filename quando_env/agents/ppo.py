@@ -33,7 +33,7 @@ DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_quando_4p.zip"
 
 
 def default_model(game: str) -> Path:
-    """Where the shipped 4-player model of a game lies (agents/models/ppo_<game>_4p.zip)."""
+    """Where the shipped 4-player model of a game lies (quando_env/agents/models/ppo_<game>_4p.zip)."""
     return DEFAULT_MODEL.with_name(f"ppo_{game}_4p.zip")
 
 
@@ -42,7 +42,7 @@ class PPOAgent(Agent):
     .zip (default: the game's shipped model).
 
     Load only files you trust: MaskablePPO.load unpickles parts of the zip (cloudpickle), so a crafted
-    file runs any code it holds. The shipped models (agents/models) are the project's own."""
+    file runs any code it holds. The shipped models (quando_env/agents/models) are the project's own."""
 
     name = "ppo"
 

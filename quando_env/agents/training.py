@@ -285,7 +285,7 @@ def parser() -> argparse.ArgumentParser:
                    "training stops (0: none)")
     p.add_argument("--save-to", default=None, type=argtypes.output_file, help="also save the final (or --ship "
                    "best) policy here, a .zip in an existing folder, without the optimizer state (e.g. "
-                   "agents/models/ppo_quando_4p.zip)")
+                   "quando_env/agents/models/ppo_quando_4p.zip)")
     p.add_argument("--ship", choices=["final", "best"], default="final", help="which model --save-to writes: the "
                    "last one, or the one with the best evaluation")
     p.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads")

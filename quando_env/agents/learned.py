@@ -258,7 +258,7 @@ class LearnedAgent(Agent):
                 from quando_env.registry import game_class
 
                 cls = game_class(game)
-                rules = make_config(cls.config_class, num_players=num_players, **(options or {})).to_dict()
+                rules = make_config(cls.config_class, **{**(options or {}), "num_players": num_players}).to_dict()
                 num_players = rules["num_players"]                  # checked
                 default = make_config(cls.config_class, num_players=num_players).to_dict()
                 obs_dim = cls.obs_dim_of(num_players)
