@@ -1,10 +1,11 @@
 """Train a learned agent for a game with its default recipe: `python train.py --game cabo --seconds 3600`.
 
-The batched self-play learner (quando_env/agents/learner.py); see `python train.py --help`. The model plays as
-`learned:RUN/best.npz`. SB3's MaskablePPO path (the `ppo` agent) is `python -m agents.training`."""
+The batched self-play learner (quando_env/agents/learner.py); see `python train.py --help` (installed:
+`python -m quando_env train`). The model plays as `learned:RUN/best.npz`. SB3's MaskablePPO path (the `ppo`
+agent) is `python -m quando_env.agents.training`."""
 import sys
 
-from quando_env.agents.learner import main
+from quando_env.cli.agent_commands import run
 
 if __name__ == "__main__":
-    sys.exit(main(prog="train.py"))
+    sys.exit(run("train", sys.argv[1:], prog="train.py"))

@@ -116,6 +116,7 @@ class GameEnv(gym.Env):
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
                              f"{self.metadata['render_modes']} or None")
         self.render_mode = render_mode
+        self.metadata = {**self.metadata, "render_modes": picture.render_modes()}     # those that work here
         self.core = LearnerGames(game_class(game), 1, opponents=opponents, seat=seat, illegal_action=illegal_action,
                                  **rules)
         self.config = self.core.config

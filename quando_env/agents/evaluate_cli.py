@@ -21,8 +21,8 @@ MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking i
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="evaluate.py", description="Measure agents against each other. Seats "
+def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Measure agents against each other. Seats "
                                 "rotate game by game, so no agent keeps the starting advantage. Bad options are "
                                 "refused before any game is played.", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
@@ -55,11 +55,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
     """The command line, checked as a whole before any work (argparse's exit 2, naming the option, otherwise):
     players for the game, agent names (and that their files exist), and room for every seed the run uses."""
-    p = parser()
+    p = parser(prog)
     args = p.parse_args(argv)
+    args.prog = prog
     names = args.league or args.agents
     option = "--league" if args.league else "--agents"
     if args.league and (len(set(names)) != len(names) or len(names) < 2):
@@ -180,11 +181,11 @@ def partial_note(played: int | None, planned: int) -> str:
     return f" (PARTIAL: interrupted after {played} of {planned} games)"
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "evaluate.py") -> int:
     """Exit status 0; 2 for a bad option (nothing played) or an agent or Ray that cannot be set up; 130 after
     Ctrl-C, 143 after SIGTERM and 1 after an agent raised (the games finished by then are reported and written,
-    marked partial, if there are any)."""
-    args = parse_args(argv)
+    marked partial, if there are any). `prog`: the command's name in its messages."""
+    args = parse_args(argv, prog)
     try:
         with sigterm_stops() as fired:
             return run(args, fired)
@@ -198,17 +199,17 @@ def run(args, fired: list) -> int:
         runner = ray_runner(args.ray)
         out, summary, played, table, failed = play(args, runner)
     except (ValueError, OSError) as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:       # before play_match had any result to carry (e.g. building the agents)
         played = 0
     stopped = 143 if fired else 130     # SIGTERM, or Ctrl-C
     if played == 0 and failed is not None:      # nothing finished: the agent's error alone, in one line
-        print(f"evaluate.py: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
+        print(f"{args.prog}: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
               file=sys.stderr)
         return 2 if isinstance(failed, (ValueError, OSError)) else 1
     if played == 0:
-        print("evaluate.py: interrupted before any game finished: nothing written", file=sys.stderr)
+        print(f"{args.prog}: interrupted before any game finished: nothing written", file=sys.stderr)
         return stopped
     print(table)
     if played is not None:
@@ -228,11 +229,11 @@ def run(args, fired: list) -> int:
                 paths += plot_ratings(out, args.plot, title=what)
             print("charts: " + ", ".join(str(p) for p in paths))
     except OSError as e:
-        print(f"evaluate.py: error: could not write the results: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: could not write the results: {e}", file=sys.stderr)
         return 1
     if played is not None:
         why = f"an agent failed ({out['error']})" if failed is not None else "interrupted"
-        print(f"evaluate.py: {why}: the {played} games finished are reported" +
+        print(f"{args.prog}: {why}: the {played} games finished are reported" +
               (" and written, marked partial" if args.json or args.plot else ""), file=sys.stderr)
         return 1 if failed is not None else stopped
     return 0

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from quando_env.extras import needs
+
 from .base import Agent
 
 
@@ -49,7 +51,8 @@ class PPOAgent(Agent):
     def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None, game: str = "quando",
                  num_players: int | None = None):
         if model is None:
-            from sb3_contrib import MaskablePPO
+            with needs("train", "the ppo agent"):
+                from sb3_contrib import MaskablePPO
 
             path = Path(path) if path is not None else default_model(game)
             if not path.exists():

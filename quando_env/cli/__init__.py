@@ -1,4 +1,4 @@
-"""Command line: `python -m quando_env {demo,replay,play,serve,warmup} [--game NAME] ...`.
+"""Command line: `python -m quando_env {demo,replay,play,serve,warmup,train,evaluate} [--game NAME] ...`.
 
 The games' numba kernels compile on first use (30-60 s per game, then cached on disk): `warmup` compiles
 every game's ahead."""
@@ -7,12 +7,15 @@ import os
 import sys
 
 from ..registry import game_names
-from . import argtypes
+from . import agent_commands, argtypes
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     """The command line; demo's and play's options are checked as a whole before any game starts (argparse's
-    exit 2, naming the option, otherwise)."""
+    exit 2, naming the option, otherwise); train's and evaluate's are checked by their own parse_args."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in agent_commands.COMMANDS:
+        return agent_commands.parse_args(argv[0], argv[1:])
     parser = argparse.ArgumentParser(prog="python -m quando_env", description=__doc__, allow_abbrev=False)
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="play one game between random agents, print it and save its record",
@@ -69,6 +72,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "only; any other is announced with a warning)")
     sub.add_parser("warmup", help="compile every game's numba kernels ahead (30-60 s per game the first time, "
                    "then cached on disk), a line per game with the time taken", allow_abbrev=False)
+    for name, what in agent_commands.COMMANDS.items():       # main runs them (their own --help lists options)
+        sub.add_parser(name, help=what, add_help=False)
     args = parser.parse_args(argv)
     if args.command in ("demo", "play", "serve"):
         sub_parser = {"demo": d, "play": p, "serve": w}[args.command]
@@ -86,6 +91,9 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in agent_commands.COMMANDS:
+        return agent_commands.run(argv[0], argv[1:])
     args = parse_args(argv)
     try:
         if args.command == "demo":
