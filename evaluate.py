@@ -5,7 +5,13 @@ See `python evaluate.py --help` (installed: `python -m quando_env evaluate`); th
 quando_env/agents/evaluate_cli.py and quando_env/agents/evaluation.py."""
 import sys
 
-from quando_env.cli.agent_commands import run
+from quando_env.cli import agent_commands
+
+
+def parse_args(argv=None):
+    """The command line, checked as `python -m quando_env evaluate` checks it."""
+    return agent_commands.parse_args("evaluate", argv, prog="evaluate.py")
+
 
 if __name__ == "__main__":
-    sys.exit(run("evaluate", sys.argv[1:], prog="evaluate.py"))
+    sys.exit(agent_commands.run("evaluate", sys.argv[1:], prog="evaluate.py"))

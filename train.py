@@ -5,7 +5,13 @@ The batched self-play learner (quando_env/agents/learner.py); see `python train.
 agent) is `python -m quando_env.agents.training`."""
 import sys
 
-from quando_env.cli.agent_commands import run
+from quando_env.cli import agent_commands
+
+
+def parse_args(argv=None):
+    """The command line, checked as `python -m quando_env train` checks it."""
+    return agent_commands.parse_args("train", argv, prog="train.py")
+
 
 if __name__ == "__main__":
-    sys.exit(run("train", sys.argv[1:], prog="train.py"))
+    sys.exit(agent_commands.run("train", sys.argv[1:], prog="train.py"))
