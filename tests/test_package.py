@@ -2,6 +2,7 @@
 modules), one front door `python -m quando_env train|evaluate`, a missing extra named with its pip command,
 PettingZoo's and Gymnasium's registries, and the wheel's contents."""
 import functools
+import re
 import os
 import subprocess
 import sys
@@ -214,3 +215,33 @@ def test_the_wheel_installs_quando_env_alone_with_its_agents_and_models(tmp_path
     assert lines[:2] == [f"True {site / 'quando_env' / '__init__.py'}", "quando_env.agents.cabo.heuristic"], \
         r.stdout + r.stderr
     assert lines[2].startswith("usage: python -m quando_env evaluate")
+
+
+# How the project was made, which its pages must not speak of (they speak of the project itself): work items
+# by number, working sessions, acceptance bars, who decided, the people or agents who did the work.
+MAKING = re.compile(r"\b(?:issues?|PR|pull request) ?#?\d+|(?<![\w.])#\d{1,4}\b|(?<!\.)\bsessions?\b|"
+                    r"(?<!progress )(?<!error )\bbars?\b|\bwe (?:decided|chose|agreed)\b|\b(?:two|three|four|five|"
+                    r"six|the) helpers\b(?! of)|\baudits?\b|\bthe lead\b|\blast (?:session|time)\b", re.I)
+LINK = re.compile(r"https?://\S+")
+
+
+def test_pages_speak_of_the_project_only():
+    """README files and the docs never cite the work that made them (an upstream project's issue may be cited by
+    link)."""
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.md"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    pages = [f for f in files if f.startswith("docs/") or Path(f).name.lower().startswith("readme")]
+    assert "README.md" in pages and "docs/index.md" in pages
+    found = [f"{page}:{i}: {m.group(0)!r} in {line.strip()[:100]}" for page in pages
+             for i, line in enumerate((ROOT / page).read_text().splitlines(), 1)
+             for m in MAKING.finditer(LINK.sub("", line))]
+    assert not found, "\n".join(found)
+
+
+def test_the_making_pattern_finds_what_it_looks_for():
+    for text in ("as issue 21 asked", "issue #20", "see #12", "last session's numbers", "the bars of the task",
+                 "We decided to", "four helpers measured", "the robustness audit"):
+        assert MAKING.search(text), text
+    for text in ("a progress bar", "error bars", "the helper gives a card", "quando_env.web.session",
+                 "https://github.com/pytest-dev/pytest-xdist/issues/1386"):
+        assert not MAKING.search(LINK.sub("", text)), text
