@@ -15,27 +15,23 @@ REAL = _package.__name__
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds `agents.X` as the module `quando_env.agents.X` (imported by its own name, then shared)."""
 
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
+    def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith(__name__ + "."):
             return None
         real = REAL + fullname[len(__name__):]
         spec = importlib.util.find_spec(real)
         if spec is None:
             return None
-        return importlib.util.spec_from_loader(fullname, _Alias, is_package=spec.submodule_search_locations
+        return importlib.util.spec_from_loader(fullname, self, is_package=spec.submodule_search_locations
                                                is not None)
 
-    @staticmethod
-    def create_module(spec):
+    def create_module(self, spec):
         return importlib.import_module(REAL + spec.name[len(__name__):])
 
-    @staticmethod
-    def exec_module(module):
+    def exec_module(self, module):
         """Already run under its own name."""
 
-    @staticmethod
-    def get_code(fullname):
+    def get_code(self, fullname):
         """The module's code, for `python -m agents.X` (runpy)."""
         real = REAL + fullname[len(__name__):]
         spec = importlib.util.find_spec(real)
@@ -44,6 +40,6 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return spec.loader.get_code(spec.name)
 
 
-if not any(finder is _Alias for finder in sys.meta_path):
-    sys.meta_path.insert(0, _Alias)
+if not any(type(finder).__name__ == "_Alias" for finder in sys.meta_path):
+    sys.meta_path.insert(0, _Alias())
 sys.modules[__name__] = _package

@@ -153,7 +153,7 @@ def test_ray_that_does_not_answer_ends_with_one_line(monkeypatch, capsys):
         def __init__(self, address):
             raise TimeoutError("no answer from 127.0.0.1:1 within 30 s\n(more Ray log lines)")
 
-    monkeypatch.setitem(sys.modules, "agents.ray_tasks", types.SimpleNamespace(RayRunner=RayRunner))
+    monkeypatch.setitem(sys.modules, "quando_env.agents.ray_tasks", types.SimpleNamespace(RayRunner=RayRunner))
     no_games(monkeypatch)
     assert evaluate_cli.main(["--agents", "random", "random", "--games", "2", "--ray", "127.0.0.1:1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -54,6 +54,18 @@ def model_file(path: str) -> str:
     return path
 
 
+def model_path(name: str, game: str = "quando", num_players: int = 4) -> Path | None:
+    """The model file the agent `name` loads (ppo, ppo:PATH, learned, learned:PATH), None for any other."""
+    from . import learned, ppo
+
+    key, _, arg = str(name).partition(":")
+    if key == "ppo":
+        return Path(model_file(arg)) if arg else ppo.default_model(game)
+    if key == "learned":
+        return Path(model_file(arg)) if arg else learned.default_model(game, num_players)
+    return None
+
+
 def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
     """Refuse what make_agent(name, game=game, num_players=num_players) would refuse: ValueError for an unknown
     name or a path where none is taken, FileNotFoundError for a model file or checkpoint that does not exist

@@ -1,6 +1,7 @@
 """The command line of evaluate.py: matches and leagues of named agents on batches of any game, in this process
 or as Ray tasks (--ray: agents.ray_tasks, imported only then)."""
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -12,12 +13,13 @@ from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.files import write_text
 from quando_env.registry import game_class, game_names
 
-from . import NAMES_HELP, check_agent, make_agent, plugins
+from . import NAMES_HELP, RolloutAgent, check_agent, make_agent, plugins
 from .evaluation import MAX_GAMES, AgentFailed, Interrupted, build_agents, format_table, play_match
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
 from .stops import Stopped, sigterm_stops
 
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
+SAMPLES = inspect.signature(RolloutAgent).parameters["samples"].default     # the rollout agents' own default
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
 
 
@@ -28,7 +30,7 @@ def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--agents", nargs="+", metavar="NAME", help="the agents of the match, one per seat (agent "
-                   "names: " + NAMES_HELP + "). With fewer names than --players the seats are shared fairly: in "
+                   "names: " + NAMES_HELP + "; LABEL=NAME shows LABEL in the tables, charts and JSON). With fewer names than --players the seats are shared fairly: in "
                    "game j seat s is played by agent (s - j) mod k (k names), so the extra seats rotate and over "
                    "any k games every agent plays the same number of seats, whatever its place on the command line")
     g.add_argument("--league", nargs="+", metavar="NAME", help="distinct agents to play round robin (every "
@@ -40,11 +42,12 @@ def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
     p.add_argument("--players", type=argtypes.positive_int, default=None, help="players per game (default: the "
                    "number of --agents, 4 in a league)")
     p.add_argument("--edition", choices=["kendi", "oya"], default=None, help="Quando's edition (default kendi)")
+    argtypes.add_game_options(p)
     p.add_argument("--batch-size", type=argtypes.int_in(1, MAX_BATCH), default=256, help="games stepped together; "
                    "default 256 (with --ray, fewer where that gives every CPU a batch)")
     p.add_argument("--rollout-samples", type=argtypes.int_in(2, MAX_SAMPLES), default=None, help="worlds per "
                    f"decision of rollout agents, 2..{MAX_SAMPLES} (twice as many when knocking is an option); "
-                   "default 96")
+                   f"default {SAMPLES}")
     p.add_argument("--json", metavar="FILE", type=argtypes.output_file, help="write the results as JSON (its "
                    "folder must exist)")
     p.add_argument("--plot", metavar="DIR", type=argtypes.output_dir, help="write PNG charts into DIR (created)")
@@ -62,15 +65,16 @@ def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
     args = p.parse_args(argv)
     args.prog = prog
     names = args.league or args.agents
+    args.labels, names[:] = map(list, zip(*(display_name(p, x) for x in names)))
     option = "--league" if args.league else "--agents"
-    if args.league and (len(set(names)) != len(names) or len(names) < 2):
-        p.error(f"argument --league: give at least two distinct agents, got {' '.join(names)}")
+    if args.league and (len(set(args.labels)) != len(names) or len(names) < 2):
+        p.error(f"argument --league: give at least two distinct agents, got {' '.join(args.labels)}")
     if args.agents and args.players is not None and len(names) > args.players:
         p.error(f"argument --agents: {len(names)} agents for {args.players} players")
     argtypes.check_game_options(p, args.game, args.players or (4 if args.league else len(names)), args.edition,
                                 players_option="--players" if args.players else option,
                                 players_from="" if args.players or args.league else
-                                "; without --players a match has one player per agent")
+                                "; without --players a match has one player per agent", options=args.option)
     args.players = args.players or (4 if args.league else len(names))
     lineups = math.comb(len(names), args.players) if args.league and len(names) >= args.players else 1
     argtypes.check_seed_room(p, args.seed, LINEUP_SEED_STEP * (lineups - 1) + args.games - 1,
@@ -82,6 +86,38 @@ def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
         except (ValueError, OSError) as e:
             p.error(f"argument {option}: {e}")
     return args
+
+
+def display_name(p: argparse.ArgumentParser, text: str) -> tuple[str, str]:
+    """(the name tables, charts and JSON show, the agent name) of NAME or LABEL=NAME (a LABEL has no : or /)."""
+    label, eq, name = text.partition("=")
+    if not eq or ":" in label or "/" in label:
+        return text, text
+    if not label or not name:
+        p.error(f"argument --agents/--league: {text!r}: give NAME or LABEL=NAME")
+    return label, name
+
+
+def provenance(args) -> dict:
+    """What else shaped the results, for a report to cite: the package's version, every option of the game,
+    the evaluation's settings, and each model file with its SHA-256."""
+    import hashlib
+
+    import quando_env
+    from quando_env.core import make_config
+
+    from . import model_path
+
+    config = make_config(game_class(args.game).config_class, num_players=args.players, **rules(args))
+    models = {}
+    for label, name in zip(args.labels, args.league or args.agents):
+        path = model_path(name, args.game, args.players)
+        if path is not None:
+            models[label] = {"name": name, "path": str(path.resolve()),
+                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {"version": quando_env.__version__, "options": config.to_dict(), "batch_size": args.batch_size,
+            "rollout_samples": args.rollout_samples or SAMPLES, "agent_names": dict(zip(args.labels, args.league or args.agents)),
+            "models": models}
 
 
 def ray_address(text: str) -> str:
@@ -113,7 +149,7 @@ def ray_runner(address: str | None):
 
 def rules(args) -> dict:
     """The game options the command line sets."""
-    return {"edition": args.edition} if args.edition else {}
+    return argtypes.rule_options(args)
 
 
 def build(name: str, seed: int, args, root: str | None = None):
@@ -137,9 +173,9 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
     """Play the match or league: (its JSON, the summary to chart, the games played when Ctrl-C, SIGTERM or a
     failing agent stopped it early (None when it ran to the end), its table, the agent's error if one failed)."""
     n = args.players
-    names = args.league or args.agents
     makers = [partial(build, plugins.canonical(name), args.seed + AGENT_SEED_STEP * i, args,
-                      plugins.import_root(name)) for i, name in enumerate(names)]
+                      plugins.import_root(name)) for i, name in enumerate(args.league or args.agents)]
+    names = args.labels
     what = args.game + (f", {args.edition}" if args.edition else "")
     higher = game_class(args.game).higher_total_wins
     played = failed = None
@@ -157,7 +193,7 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
                  f"{args.games} games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
                  f"{partial_note(played, len(result['lineups']) * args.games)}")
         out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args),
-               "higher_total_wins": higher, **result}
+               "higher_total_wins": higher, **result, **provenance(args)}
         return out, result["ratings"], played, title + "\n" + format_ratings(result, higher), failed
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
@@ -170,8 +206,19 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
     table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
                                   f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
-           **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary}
+           **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary, **provenance(args),
+           "per_game": per_game(res, args.seed, played)}
     return out, summary, played, table, failed
+
+
+def per_game(res, seed: int, played: int | None) -> dict:
+    """Each game's result by agent (position on the command line), for paired comparisons: its seed, each
+    agent's place (0: among the winners; an agent with several seats: its best) and final total. None for a
+    run stopped early (its finished games need not be the first ones)."""
+    if played is not None:
+        return None
+    return {"seeds": [seed + j for j in range(len(res.places))], "places": res.places.tolist(),
+            "totals": res.totals.tolist()}
 
 
 def partial_note(played: int | None, planned: int) -> str:
@@ -222,7 +269,8 @@ def run(args, fired: list) -> int:
         if args.plot:
             from .plots import plot_ratings, plot_summary
 
-            what = f"{args.game}, {args.players} players"
+            what = f"{args.game}, {args.players} players, {args.games} games{' per lineup' if args.league else ''}, " \
+                   f"seed {args.seed}"
             paths = plot_summary(summary, args.plot, title=what,
                                  higher_total_wins=game_class(args.game).higher_total_wins)
             if args.league:

@@ -23,6 +23,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     d.add_argument("--game", default="quando", choices=game_names())
     d.add_argument("--players", type=argtypes.positive_int, default=4)
     d.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
+    argtypes.add_game_options(d)
     d.add_argument("--seed", type=argtypes.seed, default=0, help="0..2^63-1")
     d.add_argument("--record", default="demo_game.json", type=argtypes.output_file, help="where to save the game "
                    "record (its folder must exist)")
@@ -51,6 +52,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "file runs as it is imported: load only files you trust")
     p.add_argument("--seed", type=argtypes.seed, default=None, help="0..2^63-1 (default: a random one)")
     p.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
+    argtypes.add_game_options(p)
     p.add_argument("--record", default=None, type=argtypes.output_file, help="where to save the game record "
                    "(its folder must exist; default: a name with the time)")
     w = sub.add_parser("serve", help="play against agents in the browser: a local web server on 127.0.0.1 "
@@ -58,6 +60,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     w.add_argument("--game", default="quando", choices=game_names())
     w.add_argument("--players", type=argtypes.positive_int, default=4)
     w.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
+    argtypes.add_game_options(w)
     w.add_argument("--episode", default="game", choices=["game", "round"], help="play a whole game or one round")
     w.add_argument("--opponents", default="heuristic", help="the agents, as play's --opponents (see "
                    "python -m quando_env play --help)")
@@ -77,7 +80,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.command in ("demo", "play", "serve"):
         sub_parser = {"demo": d, "play": p, "serve": w}[args.command]
-        argtypes.check_game_options(sub_parser, args.game, args.players, args.edition)
+        argtypes.check_game_options(sub_parser, args.game, args.players, args.edition, options=args.option)
     if args.command in ("play", "serve"):
         from .play import PlayError, check_opponents
 
