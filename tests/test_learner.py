@@ -226,7 +226,7 @@ def test_the_shipped_models_load_and_play_legal_moves(game):
 
 
 def test_the_default_model_path_says_how_to_train_it():
-    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m agents.learner "
+    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m quando_env train "
                        r"--game nogame"):
         LearnedAgent(game="nogame")
 

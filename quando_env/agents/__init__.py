@@ -91,7 +91,7 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
         path = Path(arg) if arg else default_model(game)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no PPO model at {path}" + ("" if arg else
-                             f" (no {game} model is shipped): train one with `python -m agents.training --game "
+                             f" (no {game} model is shipped): train one with `python -m quando_env.agents.training --game "
                              f"{game}` and give ppo:PATH"))
         return
     if key == "learned":
@@ -102,7 +102,7 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
         path = Path(arg) if arg else learned.default_model(game, num_players)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no learned model at {path}: train one with `python -m "
-                                    f"agents.learner --game {game} --set num_players={num_players}` and give "
+                                    f"quando_env train --game {game} --set num_players={num_players}` and give "
                                     "learned:PATH")
         return
     if key == "rllib" and arg:

@@ -285,3 +285,7 @@ def run(args, fired: list) -> int:
               (" and written, marked partial" if args.json or args.plot else ""), file=sys.stderr)
         return 1 if failed is not None else stopped
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(prog="python -m quando_env.agents.evaluate_cli"))

@@ -265,7 +265,7 @@ class LearnedAgent(Agent):
             if path is None:
                 path = default_model(game or "quando", num_players or 4)
                 if not path.is_file():
-                    raise FileNotFoundError(f"no learned model at {path}: train one with `python -m agents.learner "
+                    raise FileNotFoundError(f"no learned model at {path}: train one with `python -m quando_env train "
                                             f"--game {game or 'quando'} --out DIR` and copy DIR/model.npz there, or "
                                             "give learned:PATH")
             path = Path(path)

@@ -56,7 +56,7 @@ class PPOAgent(Agent):
 
             path = Path(path) if path is not None else default_model(game)
             if not path.exists():
-                raise FileNotFoundError(f"no PPO model at {path}: train one with `python -m agents.training "
+                raise FileNotFoundError(f"no PPO model at {path}: train one with `python -m quando_env.agents.training "
                                         f"--game {game}` or give ppo:PATH to a MaskablePPO .zip")
             model = MaskablePPO.load(str(path), device="cpu")
         self.model = model
