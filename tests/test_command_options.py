@@ -79,3 +79,25 @@ def test_chart_titles_name_the_games_and_seed(tmp_path, monkeypatch):
     monkeypatch.setattr(plots, "plot_summary", lambda summary, out, title, **kw: titles.append(title) or [])
     evaluate(tmp_path, "--agents", "random", "random", "--games", "3", "--seed", "9", "--plot", str(tmp_path))
     assert titles == ["quando, 2 players, 3 games, seed 9"]
+
+
+def test_records_keep_every_game_of_a_match(tmp_path):
+    from quando_env.adapters import record
+
+    folder = tmp_path / "games"
+    r = evaluate(tmp_path, "--game", "cabo", "--agents", "h=heuristic", "random", "--players", "3", "--games", "4",
+                 "--seed", "5", "--batch-size", "3", "--records", str(folder))
+    index = json.loads((folder / "games.json").read_text())
+    assert [g["seed"] for g in index["games"]] == [5, 6, 7, 8]
+    assert index["games"][1]["seats"] == ["random", "h", "random"]         # game 1: seat s plays agent (s - 1) mod 2
+    for j, entry in enumerate(index["games"]):
+        rec = record.load(folder / entry["file"])
+        assert record.verify(rec) is True and rec["seed"] == 5 + j
+        totals = rec["result"]["totals"]
+        by_agent = [min(t for t, a in zip(totals, entry["seats"]) if a == name) for name in ("h", "random")]
+        assert by_agent == r["per_game"]["totals"][j]
+
+
+def test_records_are_for_matches(capsys, tmp_path):
+    line = refused(capsys, evaluate_cli.parse_args, ["--league", "random", "heuristic", "--records", str(tmp_path)])
+    assert line.endswith("argument --records: only a match (--agents) keeps its games")

@@ -51,6 +51,9 @@ def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", type=argtypes.output_file, help="write the results as JSON (its "
                    "folder must exist)")
     p.add_argument("--plot", metavar="DIR", type=argtypes.output_dir, help="write PNG charts into DIR (created)")
+    p.add_argument("--records", metavar="DIR", type=argtypes.output_dir, help="keep every game of a match as a "
+                   "game record in DIR (created): game_00000.json ... (python -m quando_env replay shows one) and "
+                   "games.json, each game's seed and the agent at each seat")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--ray", metavar="ADDRESS", type=ray_address, help="play the batches as Ray tasks, at least one "
                    "per CPU: `local` starts a Ray on this machine, HOST:PORT (what `ray start --head` prints), "
@@ -67,6 +70,8 @@ def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
     names = args.league or args.agents
     args.labels, names[:] = map(list, zip(*(display_name(p, x) for x in names)))
     option = "--league" if args.league else "--agents"
+    if args.league and args.records:
+        p.error("argument --records: only a match (--agents) keeps its games")
     if args.league and (len(set(args.labels)) != len(names) or len(names) < 2):
         p.error(f"argument --league: give at least two distinct agents, got {' '.join(args.labels)}")
     if args.agents and args.players is not None and len(names) > args.players:
@@ -198,17 +203,36 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
                          batch_size=args.batch_size, progress=not args.no_progress, game=args.game, runner=runner,
-                         num_players=n, **rules(args))
+                         num_players=n, keep_actions=bool(args.records), **rules(args))
     except (Interrupted, AgentFailed) as stop:
         res, played = stop.result, len(stop.result.places)
         failed = getattr(stop, "error", None)
     summary = res.pooled()
+    if args.records:
+        write_records(res, args)
     table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
                                   f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
            **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary, **provenance(args),
            "per_game": per_game(res, args.seed, played)}
     return out, summary, played, table, failed
+
+
+def write_records(res, args) -> None:
+    """Every finished game of the match as a record in args.records, and games.json indexing them."""
+    from pathlib import Path
+
+    from quando_env.adapters import record
+
+    from .evaluation import game_records
+
+    folder, index = Path(args.records), []
+    folder.mkdir(parents=True, exist_ok=True)
+    for j, seed, seats, rec in game_records(res, args.seed, {"num_players": args.players, **rules(args)}):
+        name = f"game_{j:05d}.json"
+        record.save(rec, folder / name)
+        index.append({"file": name, "seed": seed, "seats": seats})
+    write_text(folder / "games.json", json.dumps({"game": args.game, "games": index}, indent=1))
 
 
 def per_game(res, seed: int, played: int | None) -> dict:
