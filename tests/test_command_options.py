@@ -101,3 +101,17 @@ def test_records_keep_every_game_of_a_match(tmp_path):
 def test_records_are_for_matches(capsys, tmp_path):
     line = refused(capsys, evaluate_cli.parse_args, ["--league", "random", "heuristic", "--records", str(tmp_path)])
     assert line.endswith("argument --records: only a match (--agents) keeps its games")
+
+
+def test_long_agent_names_are_slanted_on_chart_axes(tmp_path):
+    from quando_env.agents import plots
+
+    row = {"win_rate": 0.5, "win_rate_ci95": [0.4, 0.6], "mean_round_points": 3.0}
+    figures = plots.summary_figures({"learned:runs/long/best.npz": row, "heuristic": row})
+    axes = [ax for fig in figures.values() for ax in fig.axes]
+    plots.save(figures, tmp_path)
+    assert all(t.get_rotation() == 25 for ax in axes for t in ax.get_xticklabels())
+    short = plots.summary_figures({"a": row, "heuristic": row})
+    ax = short["win_rate.png"].axes[0]
+    plots.slant(ax)
+    assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())

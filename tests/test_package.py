@@ -209,12 +209,18 @@ def test_the_wheel_installs_quando_env_alone_with_its_agents_and_models(tmp_path
                         "from quando_env import named_agents\n"
                         "print(agents.MINE, quando_env.__file__)\n"
                         "print(type(named_agents.make('heuristic', 'cabo', 4)).__module__)\n"
-                        "from quando_env.cli import main; main(['evaluate', '--help'])"],
+                        "from quando_env.cli import main\n"
+                        "for command in ('evaluate', 'train'):\n"
+                        "    try:\n"
+                        "        main([command, '--help'])\n"
+                        "    except SystemExit:\n"
+                        "        pass\n"],
                        capture_output=True, text=True, cwd=work, env={**os.environ, "PYTHONPATH": str(site)})
     lines = r.stdout.splitlines()
     assert lines[:2] == [f"True {site / 'quando_env' / '__init__.py'}", "quando_env.agents.cabo.heuristic"], \
         r.stdout + r.stderr
     assert lines[2].startswith("usage: python -m quando_env evaluate")
+    assert any(line.startswith("usage: python -m quando_env train") for line in lines[3:]), r.stderr
 
 
 # How the project was made, which its pages must not speak of (they speak of the project itself): work items
