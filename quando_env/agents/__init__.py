@@ -46,8 +46,9 @@ MODELS = Path(__file__).resolve().parent / "models"
 
 
 def model_file(path: str) -> str:
-    """A model path as given, or the shipped model it names as `quando_env/agents/models/FILE` (the repository's path to
-    quando_env/agents/models, kept for the command lines and scripts that use it) when no such file is here."""
+    """A model path as given, or the shipped model it names when written `agents/models/FILE` (the repository's
+    path to quando_env/agents/models, kept for the command lines and scripts that use it) and no such file is
+    here."""
     parts = Path(path).parts
     if path and not Path(path).exists() and len(parts) == 3 and parts[:2] == ("agents", "models"):
         return str(MODELS / parts[2])
@@ -91,8 +92,8 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
         path = Path(arg) if arg else default_model(game)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no PPO model at {path}" + ("" if arg else
-                             f" (no {game} model is shipped): train one with `python -m quando_env.agents.training --game "
-                             f"{game}` and give ppo:PATH"))
+                             f" (no {game} model is shipped): train one with `python -m quando_env.agents.training "
+                             f"--game {game}` and give ppo:PATH"))
         return
     if key == "learned":
         if not arg:                     # the shipped model of that many players: the count checked first
@@ -136,7 +137,8 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", num_pla
         return own[key](**kwargs)
     if key == "rollout":
         from importlib import import_module
-        return RolloutAgent(seed=seed, kit=import_module(f"{__name__}.{game}").search_kit(), **(options or {}), **kwargs)
+        return RolloutAgent(seed=seed, kit=import_module(f"{__name__}.{game}").search_kit(), **(options or {}),
+                            **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)
     if key == "learned":

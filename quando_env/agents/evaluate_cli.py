@@ -30,7 +30,8 @@ def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--agents", nargs="+", metavar="NAME", help="the agents of the match, one per seat (agent "
-                   "names: " + NAMES_HELP + "; LABEL=NAME shows LABEL in the tables, charts and JSON). With fewer names than --players the seats are shared fairly: in "
+                   "names: " + NAMES_HELP + "; LABEL=NAME shows LABEL in the tables, charts and JSON). With fewer "
+                   "names than --players the seats are shared fairly: in "
                    "game j seat s is played by agent (s - j) mod k (k names), so the extra seats rotate and over "
                    "any k games every agent plays the same number of seats, whatever its place on the command line")
     g.add_argument("--league", nargs="+", metavar="NAME", help="distinct agents to play round robin (every "
@@ -121,7 +122,8 @@ def provenance(args) -> dict:
             models[label] = {"name": name, "path": str(path.resolve()),
                              "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
     return {"version": quando_env.__version__, "options": config.to_dict(), "batch_size": args.batch_size,
-            "rollout_samples": args.rollout_samples or SAMPLES, "agent_names": dict(zip(args.labels, args.league or args.agents)),
+            "rollout_samples": args.rollout_samples or SAMPLES,
+            "agent_names": dict(zip(args.labels, args.league or args.agents)),
             "models": models}
 
 

@@ -1,5 +1,6 @@
 """Self-play training of a MaskablePPO policy on quando_env.make_vec_env, for any game with a heuristic
-agent: `python -m quando_env.agents.training --game G` (the SB3 path; train.py runs the batched learner, agents.learner).
+agent: `python -m quando_env.agents.training --game G` (the SB3 path; train.py runs the batched learner,
+agents.learner).
 
 1. Warm start (behaviour cloning): the policy imitates the game's heuristic and the value head learns the
    discounted returns of heuristic games, on games played in VectorGame batches (no opponent sees more than
