@@ -1,10 +1,10 @@
-"""Decisions of experience collected and trained on per second: agents.learner against SB3 MaskablePPO on
+"""Decisions of experience collected and trained on per second: quando_env.agents.learner against SB3 MaskablePPO on
 quando_env.make_vec_env, per game, all measured in the same run.
 
     python benchmarks/bench_learner.py [--seconds 10] [--games quando cabo help] [--threads 1] [--device cpu]
 
 All rows train by PPO against the game's heuristic players (4 players). The learner runs its game's recipe
-(agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
+(quando_env.agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
 self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
 does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden 128, 64).
 --device cuda runs the learner's network on a GPU (the SB3 rows stay on the CPU; --learner-only skips them). SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
@@ -18,8 +18,8 @@ the same run, so they hold on a loaded machine; decisions per CPU-second show wh
 import argparse
 import time
 
-from agents import game_agents
-from agents.learner import RECIPES, Hyper, Learner
+from quando_env.agents import game_agents
+from quando_env.agents.learner import RECIPES, Hyper, Learner
 from quando_env.registry import game_class
 
 

@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from agents.quando import search_kit
-from agents.quando.heuristic import HeuristicAgent
-from agents.rollout import RolloutAgent
+from quando_env.agents.quando import search_kit
+from quando_env.agents.quando.heuristic import HeuristicAgent
+from quando_env.agents.rollout import RolloutAgent
 from quando_env import VectorGame
 
 

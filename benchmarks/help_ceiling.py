@@ -8,7 +8,7 @@ games (the player in seat 0, three uniformly random players, 4-player Help! with
 is won by every seat at the target, as evaluate.py counts it):
 
 - greedy, heuristic: the agents of agents.help;
-- rollout: the heuristic improved by a one-step search (agents.rollout.RolloutAgent: every legal action is
+- rollout: the heuristic improved by a one-step search (quando_env.agents.rollout.RolloutAgent: every legal action is
   tried in `--samples` worlds and replaces the heuristic's choice only when it scores more round points by
   `--z` standard errors), whose play-outs use the true opponent model (seat 0 the heuristic, the others
   random) and whose worlds are the determinization of its observation: what it may know;
@@ -25,10 +25,10 @@ from dataclasses import replace
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents import RandomAgent
-from agents.evaluation import wilson
-from agents.help import GreedyAgent, HeuristicAgent, search_kit
-from agents.rollout import RolloutAgent
+from quando_env.agents import RandomAgent
+from quando_env.agents.evaluation import wilson
+from quando_env.agents.help import GreedyAgent, HeuristicAgent, search_kit
+from quando_env.agents.rollout import RolloutAgent
 from quando_env.help import VectorGame
 
 PLAYERS = 4

@@ -14,9 +14,9 @@ import argparse
 
 import numpy as np
 
-from agents import make_agent
-from agents.base import Agent
-from agents.evaluation import MAX_GAMES, play_match
+from quando_env.agents import make_agent
+from quando_env.agents.base import Agent
+from quando_env.agents.evaluation import MAX_GAMES, play_match
 from quando_env.cli import argtypes
 from quando_env.quando.cards import KNOCK
 

@@ -2,7 +2,7 @@
 
 One shared policy plays every seat; an action-masking module keeps it to legal moves, and each iteration
 prints the mean return per seat and how many sampled actions their mask forbade (always 0: the env would
-raise on one). The checkpoint is then played by agents.rllib_agent.RLlibAgent in the project's evaluation
+raise on one). The checkpoint is then played by quando_env.agents.rllib_agent.RLlibAgent in the project's evaluation
 (seats rotating, game j seeded seed + j).
 
     python examples/rllib_selfplay.py --game cabo --iterations 20
@@ -15,9 +15,9 @@ import os
 import time
 
 import ray
-from agents import make_agent
-from agents.evaluation import format_table, play_match
-from agents.rllib_agent import RLlibAgent
+from quando_env.agents import make_agent
+from quando_env.agents.evaluation import format_table, play_match
+from quando_env.agents.rllib_agent import RLlibAgent
 from quando_env.integrations import init_ray
 from quando_env.integrations.rllib import ILLEGAL_ACTIONS, ppo_config
 from quando_env.registry import game_names, make

@@ -6,6 +6,8 @@ Gymnasium environments.
 Importing the package registers every game's Gymnasium id ("Quando-v0", ...) and chooses how numba's threads
 live beside torch's (quando_env.threads, docs/speed.md), whatever was imported first.
 """
+__version__ = "0.1.0"
+
 from .threads import choose_layer
 
 THREADING = choose_layer()

@@ -7,6 +7,7 @@ with the `render` extra). Every frame has the shape (FRAME_HEIGHT, FRAME_WIDTH, 
 number of players, so a game's frames make a video; drawing uses pygame's bundled font only, so equal views
 give pixel-identical frames.
 """
+import importlib.util
 import os
 from functools import lru_cache
 
@@ -40,6 +41,12 @@ def pygame_module():
     if not pygame.font.get_init():
         pygame.font.init()
     return pygame
+
+
+def render_modes() -> list:
+    """The render modes that work here: "ansi" always, the pictures ("human", "rgb_array") where pygame is
+    installed (what an env's metadata offers, so checkers such as Gymnasium's check_env try only these)."""
+    return ["ansi", "human", "rgb_array"] if importlib.util.find_spec("pygame") is not None else ["ansi"]
 
 
 @lru_cache(maxsize=None)

@@ -41,6 +41,23 @@ def gym_id(name: str) -> str:
     return f"{name.capitalize()}-v0"
 
 
+def pettingzoo_id(name: str) -> str:
+    """The id of a game's AEC env in PettingZoo's registry: "quando_env/Quando-v0"."""
+    return f"quando_env/{gym_id(name)}"
+
+
+def register_pettingzoo() -> None:
+    """Register every game's AEC env in PettingZoo's registry (its releases that have one), so that
+    `pettingzoo.make("aec", "quando_env/Cabo-v0", num_players=3)` builds it (done when quando_env is imported)."""
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "aec_registry"):
+        return
+    for name in GAMES:
+        if pettingzoo_id(name) not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", pettingzoo_id(name), entry_point=f"{GAMES[name]}:env")
+
+
 def make(name: str, **config):
     """The wrapped PettingZoo AEC env of a game: `quando_env.make("quando", num_players=3)`."""
     return game_module(name).env(**config)

@@ -221,9 +221,9 @@ def test_make_agent_names():
             make_agent("learned", num_players=players)
     with pytest.raises(FileNotFoundError, match="no PPO model"):
         make_agent("ppo:/nonexistent/model.zip")
-    with pytest.raises(FileNotFoundError, match=r"train one with `python -m agents.training --game cabo`"):
+    with pytest.raises(FileNotFoundError, match=r"train one with `python -m quando_env.agents.training --game cabo`"):
         check_agent("ppo", game="cabo")      # train.py is the batched learner, whose models are learned:PATH
-    with pytest.raises(FileNotFoundError, match=r"train one with `python -m agents.training --game help`"):
+    with pytest.raises(FileNotFoundError, match=r"train one with `python -m quando_env.agents.training --game help`"):
         PPOAgent("/nonexistent/model.zip", game="help")
     with pytest.raises(ValueError, match="unknown heuristic parameter"):
         HeuristicAgent(bogus=1)

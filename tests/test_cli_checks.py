@@ -153,7 +153,7 @@ def test_ray_that_does_not_answer_ends_with_one_line(monkeypatch, capsys):
         def __init__(self, address):
             raise TimeoutError("no answer from 127.0.0.1:1 within 30 s\n(more Ray log lines)")
 
-    monkeypatch.setitem(sys.modules, "agents.ray_tasks", types.SimpleNamespace(RayRunner=RayRunner))
+    monkeypatch.setitem(sys.modules, "quando_env.agents.ray_tasks", types.SimpleNamespace(RayRunner=RayRunner))
     no_games(monkeypatch)
     assert evaluate_cli.main(["--agents", "random", "random", "--games", "2", "--ray", "127.0.0.1:1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -225,8 +225,8 @@ def test_ctrl_c_during_training_saves_the_latest_model_and_its_history(tmp_path,
                         "--eval-games", "2", "--out", str(out), "--no-progress", "--time-limit", "0"])
     assert rc == 130
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last == (f"python -m agents.training: interrupted at 512 timesteps: latest model saved to {out / 'final_model.zip'}, "
-                    f"evaluation history to {out / 'eval_history.json'}")
+    assert last == (f"python -m quando_env.agents.training: interrupted at 512 timesteps: latest model saved to "
+                    f"{out / 'final_model.zip'}, evaluation history to {out / 'eval_history.json'}")
     hist = json.loads((out / "eval_history.json").read_text())
     assert [h["timesteps"] for h in hist] == [0]
     from sb3_contrib import MaskablePPO
@@ -250,5 +250,6 @@ def test_train_refuses_a_resume_file_that_is_no_model_in_one_line_before_writing
     (tmp_path / "x.zip").write_bytes(b"not a zip")
     rc = training.main(["--resume", str(tmp_path / "x.zip"), "--out", str(tmp_path / "run"), "--no-progress"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 2 and len(err) == 1 and err[0].startswith("python -m agents.training: error: argument --resume:")
+    assert rc == 2 and len(err) == 1 and \
+        err[0].startswith("python -m quando_env.agents.training: error: argument --resume:")
     assert not (tmp_path / "run").exists()

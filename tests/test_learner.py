@@ -20,7 +20,7 @@ from quando_env.registry import game_class
 
 GAMES = ("quando", "cabo", "help")
 FEATURED = tuple(g for g in GAMES if game_class(g).action_feature_parts is not None)   # games with move features
-SHIPPED = GAMES                             # every game has a model in agents/models
+SHIPPED = GAMES                             # every game has a model in quando_env/agents/models
 
 
 class KeepAgent(Agent):
@@ -227,7 +227,7 @@ def test_the_shipped_models_load_and_play_legal_moves(game):
 
 
 def test_the_default_model_path_says_how_to_train_it():
-    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m agents.learner "
+    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m quando_env train "
                        r"--game nogame"):
         LearnedAgent(game="nogame")
 
@@ -666,7 +666,7 @@ def test_a_rollout_teacher_labels_the_warm_start():
 # ---------------------------------------------------------------- the learned agent knows its player count
 @pytest.fixture
 def shipped(saved, tmp_path, monkeypatch):
-    """The saved 4-player Help! model as the shipped one (agents/models/learned_help_4p.npz)."""
+    """The saved 4-player Help! model as the shipped one (quando_env/agents/models/learned_help_4p.npz)."""
     import shutil
 
     import agents.learned

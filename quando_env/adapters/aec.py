@@ -11,7 +11,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .. import picture
+from .. import bounds, picture
 from ..checks import as_action, as_int, as_seed, need, shown
 from ..core import F_TERMINATED, F_TRUNCATED
 from .atomic import ENGINE, Snapshot, all_or_nothing, uninterrupted
@@ -103,7 +103,7 @@ class GameAECEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_box = spaces.Box(low=0.0, high=np.inf, shape=(g.obs_dim,), dtype=np.float32)
+        obs_box = spaces.Box(low=0.0, high=bounds.high(g, "observation"), dtype=np.float32)
         mask_box = spaces.Box(0, 1, (g.num_actions,), np.int8)
         parts = {"observation": obs_box, "action_mask": mask_box}
         self.action_feature_layout = feature_layout(g, action_features)     # None unless asked for
@@ -112,7 +112,7 @@ class GameAECEnv(AECEnv):
             self._features_buf = np.zeros((1, g.num_actions, g.action_feature_dim), np.float32)
         self.observation_spaces = {a: spaces.Dict(parts) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(g.num_actions) for a in self.possible_agents}
-        self.state_space = spaces.Box(low=0.0, high=np.inf, shape=(g.state_dim,), dtype=np.float32)
+        self.state_space = spaces.Box(low=0.0, high=bounds.high(g, "state"), dtype=np.float32)
         self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
         self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
         self._seats = [np.full(1, i, np.int64) for i in range(n)]     # observe's argument per seat

@@ -6,16 +6,17 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .. import picture
+from .. import bounds, picture
 from ..checks import as_action, as_bool, as_seed
 from ..registry import game_class
 from .single_agent import LearnerGames
 
 
-def observation_space(obs_dim: int, feature_shape: tuple | None = None) -> spaces.Space:
-    """The flat float32 observation of a game (the AEC env's "observation"); with `feature_shape` (num_actions,
-    F), for action_features=True, a Dict of it and the legal-move features."""
-    box = spaces.Box(low=0.0, high=np.inf, shape=(obs_dim,), dtype=np.float32)
+def observation_space(game, feature_shape: tuple | None = None) -> spaces.Space:
+    """The flat float32 observation of a game (a VectorGame: the AEC env's "observation", within its bounds,
+    quando_env.bounds); with `feature_shape` (num_actions, F), for action_features=True, a Dict of it and the
+    legal-move features."""
+    box = spaces.Box(low=0.0, high=bounds.high(game, "observation"), dtype=np.float32)
     if feature_shape is None:
         return box
     return spaces.Dict({"observation": box, "action_features": features_space(feature_shape)})
@@ -116,13 +117,14 @@ class GameEnv(gym.Env):
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
                              f"{self.metadata['render_modes']} or None")
         self.render_mode = render_mode
+        self.metadata = {**self.metadata, "render_modes": picture.render_modes()}     # those that work here
         self.core = LearnerGames(game_class(game), 1, opponents=opponents, seat=seat, illegal_action=illegal_action,
                                  **rules)
         self.config = self.core.config
         self.renderer = picture.Renderer(render_mode, self.core.game.name, self.metadata["render_fps"])
         self.action_feature_layout = feature_layout(self.core.game, action_features)   # None unless asked for
         self._features = self.action_feature_layout is not None
-        self.observation_space = observation_space(self.core.obs_dim,
+        self.observation_space = observation_space(self.core.game,
                                                    feature_shape(self.core.game, self.action_feature_layout))
         self.observation_layout = self.core.observation_layout     # the observation's named parts
         self.action_space = LegalActionSpace(self.core.num_actions, self.action_masks)

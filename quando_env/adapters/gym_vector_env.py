@@ -40,7 +40,7 @@ class GameVectorEnv(VectorEnv):
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.action_feature_layout = feature_layout(self.core.game, action_features)   # None unless asked for
         self._features = self.action_feature_layout is not None
-        self.single_observation_space = observation_space(self.core.obs_dim,
+        self.single_observation_space = observation_space(self.core.game,
                                                           feature_shape(self.core.game, self.action_feature_layout))
         self.observation_layout = self.core.observation_layout     # one observation's named parts
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)

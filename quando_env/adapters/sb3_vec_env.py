@@ -37,7 +37,7 @@ class GameVecEnv(VecEnv):
         self._features = self.action_feature_layout is not None
         self.render_mode = None
         shape = feature_shape(self.core.game, self.action_feature_layout)
-        super().__init__(self.core.num_games, observation_space(self.core.obs_dim, shape),
+        super().__init__(self.core.num_games, observation_space(self.core.game, shape),
                          spaces.Discrete(self.core.num_actions))
         self._actions = None
         self._returns = np.zeros(self.num_envs, np.float64)

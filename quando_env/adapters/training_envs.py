@@ -2,11 +2,13 @@
 vector entry point) and make_vec_env, the SB3 VecEnv (stable-baselines3 is imported only when it is called)."""
 import gymnasium
 
-from ..registry import game_names, gym_id
+from ..extras import needs
+from ..registry import game_names, gym_id, register_pettingzoo
 
 
 def register_envs() -> None:
-    """Register every game's Gymnasium id (done when quando_env is imported)."""
+    """Register every game's Gymnasium id and PettingZoo id (done when quando_env is imported)."""
+    register_pettingzoo()
     for name in game_names():
         if gym_id(name) not in gymnasium.registry:
             gymnasium.register(id=gym_id(name), entry_point="quando_env.adapters.gym_env:GameEnv",
@@ -24,7 +26,8 @@ def make_vec_env(num_envs: int = 1, opponents="random", seat="random", seed: int
     With a seed, env i's first reset plays the game the single env reset with seed + i plays; later episodes
     go on with each game's own random streams. `MaskablePPO("MlpPolicy", make_vec_env(...))` trains as is.
     """
-    from .sb3_vec_env import GameVecEnv
+    with needs("train", "make_vec_env (an SB3 VecEnv)"):
+        from .sb3_vec_env import GameVecEnv
 
     venv = GameVecEnv(num_envs, opponents=opponents, seat=seat, illegal_action=illegal_action, game=game,
                       action_features=action_features, **rules)

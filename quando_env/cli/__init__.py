@@ -1,4 +1,4 @@
-"""Command line: `python -m quando_env {demo,replay,play,serve,warmup} [--game NAME] ...`.
+"""Command line: `python -m quando_env {demo,replay,play,serve,warmup,train,evaluate} [--game NAME] ...`.
 
 The games' numba kernels compile on first use (30-60 s per game, then cached on disk): `warmup` compiles
 every game's ahead."""
@@ -7,12 +7,15 @@ import os
 import sys
 
 from ..registry import game_names
-from . import argtypes
+from . import agent_commands, argtypes
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     """The command line; demo's and play's options are checked as a whole before any game starts (argparse's
-    exit 2, naming the option, otherwise)."""
+    exit 2, naming the option, otherwise); train's and evaluate's are checked by their own parse_args."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in agent_commands.COMMANDS:
+        return agent_commands.parse_args(argv[0], argv[1:])
     parser = argparse.ArgumentParser(prog="python -m quando_env", description=__doc__, allow_abbrev=False)
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="play one game between random agents, print it and save its record",
@@ -20,6 +23,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     d.add_argument("--game", default="quando", choices=game_names())
     d.add_argument("--players", type=argtypes.positive_int, default=4)
     d.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
+    argtypes.add_game_options(d)
     d.add_argument("--seed", type=argtypes.seed, default=0, help="0..2^63-1")
     d.add_argument("--record", default="demo_game.json", type=argtypes.output_file, help="where to save the game "
                    "record (its folder must exist)")
@@ -48,6 +52,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "file runs as it is imported: load only files you trust")
     p.add_argument("--seed", type=argtypes.seed, default=None, help="0..2^63-1 (default: a random one)")
     p.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
+    argtypes.add_game_options(p)
     p.add_argument("--record", default=None, type=argtypes.output_file, help="where to save the game record "
                    "(its folder must exist; default: a name with the time)")
     w = sub.add_parser("serve", help="play against agents in the browser: a local web server on 127.0.0.1 "
@@ -55,6 +60,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     w.add_argument("--game", default="quando", choices=game_names())
     w.add_argument("--players", type=argtypes.positive_int, default=4)
     w.add_argument("--edition", default=None, choices=["kendi", "oya"], help="Quando's edition (default kendi)")
+    argtypes.add_game_options(w)
     w.add_argument("--episode", default="game", choices=["game", "round"], help="play a whole game or one round")
     w.add_argument("--opponents", default="heuristic", help="the agents, as play's --opponents (see "
                    "python -m quando_env play --help)")
@@ -69,10 +75,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "only; any other is announced with a warning)")
     sub.add_parser("warmup", help="compile every game's numba kernels ahead (30-60 s per game the first time, "
                    "then cached on disk), a line per game with the time taken", allow_abbrev=False)
+    for name, what in agent_commands.COMMANDS.items():       # main runs them (their own --help lists options)
+        sub.add_parser(name, help=what, add_help=False)
     args = parser.parse_args(argv)
     if args.command in ("demo", "play", "serve"):
         sub_parser = {"demo": d, "play": p, "serve": w}[args.command]
-        argtypes.check_game_options(sub_parser, args.game, args.players, args.edition)
+        argtypes.check_game_options(sub_parser, args.game, args.players, args.edition, options=args.option)
     if args.command in ("play", "serve"):
         from .play import PlayError, check_opponents
 
@@ -86,6 +94,9 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in agent_commands.COMMANDS:
+        return agent_commands.run(argv[0], argv[1:])
     args = parse_args(argv)
     try:
         if args.command == "demo":

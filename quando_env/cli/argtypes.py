@@ -133,23 +133,67 @@ def check(parser: argparse.ArgumentParser, option: str, type_, value):
         parser.error(f"argument {option}: {e}")
 
 
+OPTION_HELP = ("one of the game's options as NAME=VALUE (a field of its Config: quando's target_score, cabo's "
+               "turn_limit, help's hand_size, ...), checked by the game; repeat it for more")
+OWN_FLAGS = {"num_players": "--players", "edition": "--edition"}     # options with flags of their own
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    """--option NAME=VALUE, repeatable: any of the game's options (rule_options reads them)."""
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help=OPTION_HELP)
+
+
+def option_value(text: str):
+    """A --option VALUE as the config takes it: true/false, an integer, or the text (the config checks it)."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def rule_options(args) -> dict:
+    """The game's options the command line sets (--edition and every --option), num_players aside."""
+    out = {"edition": args.edition} if getattr(args, "edition", None) else {}
+    for item in getattr(args, "option", None) or []:
+        name, _, value = item.partition("=")
+        out[name] = option_value(value)
+    return out
+
+
 def check_game_options(parser: argparse.ArgumentParser, game: str, players: int, edition: str | None = None,
-                       players_option: str = "--players", players_from: str = ""):
+                       players_option: str = "--players", players_from: str = "", options: list | None = None):
     """The game's config for its player count (given by players_option; players_from says how the count came
-    from it, when not given as a number) and --edition (Quando's), or the program ends naming the option."""
+    from it, when not given as a number), --edition (Quando's) and each --option NAME=VALUE (`options`), or the
+    program ends naming the option."""
     from ..core import make_config
     from ..registry import game_class
 
     cls = game_class(game).config_class
-    options = {"num_players": players}
+    given = {"num_players": players}
     if edition is not None:
         if "edition" not in cls.__dataclass_fields__:
             parser.error(f"argument --edition: {game} has no editions (only quando has)")
-        options["edition"] = edition
+        given["edition"] = edition
     try:
-        return make_config(cls, **options)
+        make_config(cls, **given)
     except ValueError as e:
         parser.error(f"argument {players_option}: {e}{players_from}")
+    for item in options or []:
+        name, eq, value = item.partition("=")
+        fields = [f for f in cls.__dataclass_fields__ if f not in OWN_FLAGS]
+        if not eq or name not in fields:
+            parser.error(f"argument --option: {shown(item)}: give NAME=VALUE with NAME one of {game}'s options "
+                         f"{', '.join(fields)}" + (f" ({OWN_FLAGS[name]} sets {name})" if name in OWN_FLAGS else ""))
+        if name in given:
+            parser.error(f"argument --option: {name} is given twice")
+        given[name] = option_value(value)
+        try:
+            make_config(cls, **given)
+        except (ValueError, TypeError) as e:
+            parser.error(f"argument --option: {shown(item)}: {e}")
+    return make_config(cls, **given)
 
 
 def check_seed_room(parser: argparse.ArgumentParser, value: int, span: int, what: str) -> None:

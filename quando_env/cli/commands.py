@@ -4,13 +4,14 @@ import numpy as np
 from .. import record as rec
 from ..files import output_target, write_text
 from ..registry import game_module
+from . import argtypes
 from .warmup import notice
 
 
 def demo(args) -> int:
     """A whole game between uniformly random players, printed round by round; the record is saved (its path
     was checked with the options, before the game)."""
-    options = {"num_players": args.players, **({"edition": args.edition} if args.edition else {})}
+    options = {"num_players": args.players, **argtypes.rule_options(args)}
     notice(args.game)
     e = game_module(args.game).raw_env(**options)
     e.reset(seed=args.seed)

@@ -22,7 +22,7 @@ import numpy as np
 from .. import named_agents
 from .. import record as rec
 from ..registry import game_module
-from .argtypes import output_file
+from .argtypes import output_file, rule_options
 from .warmup import notice
 
 HUMAN = 0
@@ -137,7 +137,7 @@ class _Session:
         self.seed = int(args.seed) if args.seed is not None else secrets.randbelow(2**31)
         notice(args.game)
         module = game_module(args.game)
-        options = {"edition": args.edition} if args.edition else {}
+        options = rule_options(args)
         self.env = module.raw_env(num_players=self.n, **options)
         self.config = self.env.config
         self.game = self.env.game

@@ -99,7 +99,7 @@ def warmup() -> int:
             start = time.perf_counter()
             _play(name)
             seconds = time.perf_counter() - start
-            loaded, compiled = _counts(kernels((f"quando_env.{name}.", f"agents.{name}.")))
+            loaded, compiled = _counts(kernels((f"quando_env.{name}.", f"quando_env.agents.{name}.")))
             state = f"compiled {compiled} kernel signatures, now cached" if compiled else \
                 f"cached: {loaded} kernel signatures loaded from the disk cache" if loaded else "cached: already loaded"
             print(f"  {name}: {state} ({seconds:.1f} s)", flush=True)

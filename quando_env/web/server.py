@@ -16,6 +16,7 @@ from importlib.resources import files
 from urllib.parse import parse_qs, urlsplit
 
 from ..adapters import record as rec
+from ..cli.argtypes import rule_options
 from ..cli.play import PlayError
 from .replay_page import replay_data
 from .session import MoveError
@@ -176,7 +177,7 @@ def serve(args) -> int:
     from .session import Session
 
     n = int(args.players)
-    options = {"num_players": n, "episode": args.episode, **({"edition": args.edition} if args.edition else {})}
+    options = {"num_players": n, "episode": args.episode, **rule_options(args)}
     notice(args.game)
     session = Session(args.game, options, _opponent_names(args.opponents, n), args.seat, args.seed, args.pace)
     try:

@@ -441,7 +441,7 @@ def parse_args(argv=None, prog: str = "python -m agents.distill") -> argparse.Na
             p.error(f"argument --policy: {args.policy!r}: give heuristic or learned:PATH")
         try:
             from importlib import import_module
-            import_module(f"agents.{args.game}").search_kit
+            import_module(f"{__package__}.{args.game}").search_kit
         except (ModuleNotFoundError, AttributeError):
             p.error(f"argument --game: {args.game} has no rollout search to label with")
         args.settings = LabelSettings(

@@ -272,14 +272,14 @@ class LearnedAgent(Agent):
                 from quando_env.registry import game_class
 
                 cls = game_class(game)
-                rules = make_config(cls.config_class, num_players=num_players, **(options or {})).to_dict()
+                rules = make_config(cls.config_class, **{**(options or {}), "num_players": num_players}).to_dict()
                 num_players = rules["num_players"]                  # checked
                 default = make_config(cls.config_class, num_players=num_players).to_dict()
                 obs_dim = cls.obs_dim_of(num_players)
             if path is None:
                 path = default_model(game or "quando", num_players or 4)
                 if not path.is_file():
-                    raise FileNotFoundError(f"no learned model at {path}: train one with `python -m agents.learner "
+                    raise FileNotFoundError(f"no learned model at {path}: train one with `python -m quando_env train "
                                             f"--game {game or 'quando'} --out DIR` and copy DIR/model.npz there, or "
                                             "give learned:PATH")
             path = Path(path)

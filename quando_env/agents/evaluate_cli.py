@@ -1,6 +1,7 @@
 """The command line of evaluate.py: matches and leagues of named agents on batches of any game, in this process
 or as Ray tasks (--ray: agents.ray_tasks, imported only then)."""
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -12,23 +13,25 @@ from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.files import write_text
 from quando_env.registry import game_class, game_names
 
-from . import NAMES_HELP, check_agent, make_agent, plugins
+from . import NAMES_HELP, RolloutAgent, check_agent, make_agent, plugins
 from .evaluation import MAX_GAMES, AgentFailed, Interrupted, build_agents, format_table, play_match
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
 from .stops import Stopped, sigterm_stops
 
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
+SAMPLES = inspect.signature(RolloutAgent).parameters["samples"].default     # the rollout agents' own default
 AGENT_SEED_STEP = 7919        # agent i of the command line is seeded seed + 7919 i
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="evaluate.py", description="Measure agents against each other. Seats "
+def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Measure agents against each other. Seats "
                                 "rotate game by game, so no agent keeps the starting advantage. Bad options are "
                                 "refused before any game is played.", allow_abbrev=False)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--agents", nargs="+", metavar="NAME", help="the agents of the match, one per seat (agent "
-                   "names: " + NAMES_HELP + "). With fewer names than --players the seats are shared fairly: in "
+                   "names: " + NAMES_HELP + "; LABEL=NAME shows LABEL in the tables, charts and JSON). With fewer "
+                   "names than --players the seats are shared fairly: in "
                    "game j seat s is played by agent (s - j) mod k (k names), so the extra seats rotate and over "
                    "any k games every agent plays the same number of seats, whatever its place on the command line")
     g.add_argument("--league", nargs="+", metavar="NAME", help="distinct agents to play round robin (every "
@@ -40,14 +43,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=argtypes.positive_int, default=None, help="players per game (default: the "
                    "number of --agents, 4 in a league)")
     p.add_argument("--edition", choices=["kendi", "oya"], default=None, help="Quando's edition (default kendi)")
+    argtypes.add_game_options(p)
     p.add_argument("--batch-size", type=argtypes.int_in(1, MAX_BATCH), default=256, help="games stepped together; "
                    "default 256 (with --ray, fewer where that gives every CPU a batch)")
     p.add_argument("--rollout-samples", type=argtypes.int_in(2, MAX_SAMPLES), default=None, help="worlds per "
                    f"decision of rollout agents, 2..{MAX_SAMPLES} (twice as many when knocking is an option); "
-                   "default 96")
+                   f"default {SAMPLES}")
     p.add_argument("--json", metavar="FILE", type=argtypes.output_file, help="write the results as JSON (its "
                    "folder must exist)")
     p.add_argument("--plot", metavar="DIR", type=argtypes.output_dir, help="write PNG charts into DIR (created)")
+    p.add_argument("--records", metavar="DIR", type=argtypes.output_dir, help="keep every game of a match as a "
+                   "game record in DIR (created): game_00000.json ... (python -m quando_env replay shows one) and "
+                   "games.json, each game's seed and the agent at each seat")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--ray", metavar="ADDRESS", type=ray_address, help="play the batches as Ray tasks, at least one "
                    "per CPU: `local` starts a Ray on this machine, HOST:PORT (what `ray start --head` prints), "
@@ -55,21 +62,25 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
     """The command line, checked as a whole before any work (argparse's exit 2, naming the option, otherwise):
     players for the game, agent names (and that their files exist), and room for every seed the run uses."""
-    p = parser()
+    p = parser(prog)
     args = p.parse_args(argv)
+    args.prog = prog
     names = args.league or args.agents
+    args.labels, names[:] = map(list, zip(*(display_name(p, x) for x in names)))
     option = "--league" if args.league else "--agents"
-    if args.league and (len(set(names)) != len(names) or len(names) < 2):
-        p.error(f"argument --league: give at least two distinct agents, got {' '.join(names)}")
+    if args.league and args.records:
+        p.error("argument --records: only a match (--agents) keeps its games")
+    if args.league and (len(set(args.labels)) != len(names) or len(names) < 2):
+        p.error(f"argument --league: give at least two distinct agents, got {' '.join(args.labels)}")
     if args.agents and args.players is not None and len(names) > args.players:
         p.error(f"argument --agents: {len(names)} agents for {args.players} players")
     argtypes.check_game_options(p, args.game, args.players or (4 if args.league else len(names)), args.edition,
                                 players_option="--players" if args.players else option,
                                 players_from="" if args.players or args.league else
-                                "; without --players a match has one player per agent")
+                                "; without --players a match has one player per agent", options=args.option)
     args.players = args.players or (4 if args.league else len(names))
     lineups = math.comb(len(names), args.players) if args.league and len(names) >= args.players else 1
     argtypes.check_seed_room(p, args.seed, LINEUP_SEED_STEP * (lineups - 1) + args.games - 1,
@@ -81,6 +92,39 @@ def parse_args(argv=None) -> argparse.Namespace:
         except (ValueError, OSError) as e:
             p.error(f"argument {option}: {e}")
     return args
+
+
+def display_name(p: argparse.ArgumentParser, text: str) -> tuple[str, str]:
+    """(the name tables, charts and JSON show, the agent name) of NAME or LABEL=NAME (a LABEL has no : or /)."""
+    label, eq, name = text.partition("=")
+    if not eq or ":" in label or "/" in label:
+        return text, text
+    if not label or not name:
+        p.error(f"argument --agents/--league: {text!r}: give NAME or LABEL=NAME")
+    return label, name
+
+
+def provenance(args) -> dict:
+    """What else shaped the results, for a report to cite: the package's version, every option of the game,
+    the evaluation's settings, and each model file with its SHA-256."""
+    import hashlib
+
+    import quando_env
+    from quando_env.core import make_config
+
+    from . import model_path
+
+    config = make_config(game_class(args.game).config_class, num_players=args.players, **rules(args))
+    models = {}
+    for label, name in zip(args.labels, args.league or args.agents):
+        path = model_path(name, args.game, args.players)
+        if path is not None:
+            models[label] = {"name": name, "path": str(path.resolve()),
+                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {"version": quando_env.__version__, "options": config.to_dict(), "batch_size": args.batch_size,
+            "rollout_samples": args.rollout_samples or SAMPLES,
+            "agent_names": dict(zip(args.labels, args.league or args.agents)),
+            "models": models}
 
 
 def ray_address(text: str) -> str:
@@ -112,7 +156,7 @@ def ray_runner(address: str | None):
 
 def rules(args) -> dict:
     """The game options the command line sets."""
-    return {"edition": args.edition} if args.edition else {}
+    return argtypes.rule_options(args)
 
 
 def build(name: str, seed: int, args, root: str | None = None):
@@ -136,9 +180,9 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
     """Play the match or league: (its JSON, the summary to chart, the games played when Ctrl-C, SIGTERM or a
     failing agent stopped it early (None when it ran to the end), its table, the agent's error if one failed)."""
     n = args.players
-    names = args.league or args.agents
     makers = [partial(build, plugins.canonical(name), args.seed + AGENT_SEED_STEP * i, args,
-                      plugins.import_root(name)) for i, name in enumerate(names)]
+                      plugins.import_root(name)) for i, name in enumerate(args.league or args.agents)]
+    names = args.labels
     what = args.game + (f", {args.edition}" if args.edition else "")
     higher = game_class(args.game).higher_total_wins
     played = failed = None
@@ -156,21 +200,51 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
                  f"{args.games} games, seed {args.seed}, {time.time() - t0:.1f}s{where}"
                  f"{partial_note(played, len(result['lineups']) * args.games)}")
         out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args),
-               "higher_total_wins": higher, **result}
+               "higher_total_wins": higher, **result, **provenance(args)}
         return out, result["ratings"], played, title + "\n" + format_ratings(result, higher), failed
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
                          batch_size=args.batch_size, progress=not args.no_progress, game=args.game, runner=runner,
-                         num_players=n, **rules(args))
+                         num_players=n, keep_actions=bool(args.records), **rules(args))
     except (Interrupted, AgentFailed) as stop:
         res, played = stop.result, len(stop.result.places)
         failed = getattr(stop, "error", None)
     summary = res.pooled()
+    if args.records:
+        write_records(res, args)
     table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
                                   f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
-           **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary}
+           **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary, **provenance(args),
+           "per_game": per_game(res, args.seed, played)}
     return out, summary, played, table, failed
+
+
+def write_records(res, args) -> None:
+    """Every finished game of the match as a record in args.records, and games.json indexing them."""
+    from pathlib import Path
+
+    from quando_env.adapters import record
+
+    from .evaluation import game_records
+
+    folder, index = Path(args.records), []
+    folder.mkdir(parents=True, exist_ok=True)
+    for j, seed, seats, rec in game_records(res, args.seed, {"num_players": args.players, **rules(args)}):
+        name = f"game_{j:05d}.json"
+        record.save(rec, folder / name)
+        index.append({"file": name, "seed": seed, "seats": seats})
+    write_text(folder / "games.json", json.dumps({"game": args.game, "games": index}, indent=1))
+
+
+def per_game(res, seed: int, played: int | None) -> dict:
+    """Each game's result by agent (position on the command line), for paired comparisons: its seed, each
+    agent's place (0: among the winners; an agent with several seats: its best) and final total. None for a
+    run stopped early (its finished games need not be the first ones)."""
+    if played is not None:
+        return None
+    return {"seeds": [seed + j for j in range(len(res.places))], "places": res.places.tolist(),
+            "totals": res.totals.tolist()}
 
 
 def partial_note(played: int | None, planned: int) -> str:
@@ -180,11 +254,11 @@ def partial_note(played: int | None, planned: int) -> str:
     return f" (PARTIAL: interrupted after {played} of {planned} games)"
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = "evaluate.py") -> int:
     """Exit status 0; 2 for a bad option (nothing played) or an agent or Ray that cannot be set up; 130 after
     Ctrl-C, 143 after SIGTERM and 1 after an agent raised (the games finished by then are reported and written,
-    marked partial, if there are any)."""
-    args = parse_args(argv)
+    marked partial, if there are any). `prog`: the command's name in its messages."""
+    args = parse_args(argv, prog)
     try:
         with sigterm_stops() as fired:
             return run(args, fired)
@@ -198,17 +272,17 @@ def run(args, fired: list) -> int:
         runner = ray_runner(args.ray)
         out, summary, played, table, failed = play(args, runner)
     except (ValueError, OSError) as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:       # before play_match had any result to carry (e.g. building the agents)
         played = 0
     stopped = 143 if fired else 130     # SIGTERM, or Ctrl-C
     if played == 0 and failed is not None:      # nothing finished: the agent's error alone, in one line
-        print(f"evaluate.py: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
+        print(f"{args.prog}: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
               file=sys.stderr)
         return 2 if isinstance(failed, (ValueError, OSError)) else 1
     if played == 0:
-        print("evaluate.py: interrupted before any game finished: nothing written", file=sys.stderr)
+        print(f"{args.prog}: interrupted before any game finished: nothing written", file=sys.stderr)
         return stopped
     print(table)
     if played is not None:
@@ -221,18 +295,23 @@ def run(args, fired: list) -> int:
         if args.plot:
             from .plots import plot_ratings, plot_summary
 
-            what = f"{args.game}, {args.players} players"
+            what = f"{args.game}, {args.players} players, {args.games} games{' per lineup' if args.league else ''}, " \
+                   f"seed {args.seed}"
             paths = plot_summary(summary, args.plot, title=what,
                                  higher_total_wins=game_class(args.game).higher_total_wins)
             if args.league:
                 paths += plot_ratings(out, args.plot, title=what)
             print("charts: " + ", ".join(str(p) for p in paths))
     except OSError as e:
-        print(f"evaluate.py: error: could not write the results: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: could not write the results: {e}", file=sys.stderr)
         return 1
     if played is not None:
         why = f"an agent failed ({out['error']})" if failed is not None else "interrupted"
-        print(f"evaluate.py: {why}: the {played} games finished are reported" +
+        print(f"{args.prog}: {why}: the {played} games finished are reported" +
               (" and written, marked partial" if args.json or args.plot else ""), file=sys.stderr)
         return 1 if failed is not None else stopped
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(prog="python -m quando_env.agents.evaluate_cli"))

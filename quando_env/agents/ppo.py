@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from quando_env.extras import needs
+
 from .base import Agent
 
 
@@ -33,7 +35,7 @@ DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_quando_4p.zip"
 
 
 def default_model(game: str) -> Path:
-    """Where the shipped 4-player model of a game lies (agents/models/ppo_<game>_4p.zip)."""
+    """Where the shipped 4-player model of a game lies (quando_env/agents/models/ppo_<game>_4p.zip)."""
     return DEFAULT_MODEL.with_name(f"ppo_{game}_4p.zip")
 
 
@@ -42,18 +44,19 @@ class PPOAgent(Agent):
     .zip (default: the game's shipped model).
 
     Load only files you trust: MaskablePPO.load unpickles parts of the zip (cloudpickle), so a crafted
-    file runs any code it holds. The shipped models (agents/models) are the project's own."""
+    file runs any code it holds. The shipped models (quando_env/agents/models) are the project's own."""
 
     name = "ppo"
 
     def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None, game: str = "quando",
                  num_players: int | None = None):
         if model is None:
-            from sb3_contrib import MaskablePPO
+            with needs("train", "the ppo agent"):
+                from sb3_contrib import MaskablePPO
 
             path = Path(path) if path is not None else default_model(game)
             if not path.exists():
-                raise FileNotFoundError(f"no PPO model at {path}: train one with `python -m agents.training "
+                raise FileNotFoundError(f"no PPO model at {path}: train one with `python -m quando_env.agents.training "
                                         f"--game {game}` or give ppo:PATH to a MaskablePPO .zip")
             model = MaskablePPO.load(str(path), device="cpu")
         self.model = model

@@ -704,11 +704,11 @@ def parser(prog: str = "python -m agents.learner") -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue the run saved in --out, with its own settings "
                    "(--game, --seed, --threads, --eval-games and --set may only repeat them)")
     p.add_argument("--eval-every", type=argtypes.positive_int, default=2_000_000,
-                   help="decisions between evaluations")
+                   help="decisions between evaluations (default 2,000,000; a short run wants fewer)")
     p.add_argument("--eval-games", type=argtypes.positive_int, default=None, help="games per evaluation (default "
                    "400)")
     p.add_argument("--checkpoint-every", type=argtypes.positive_int, default=5_000_000,
-                   help="decisions between checkpoints")
+                   help="decisions between checkpoints (default 5,000,000)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="change a setting of Hyper "
                    "(e.g. --set method=dmc --set hidden=128,128 --set num_players=3 --set 'options={\"edition\": "
                    "\"oya\"}')")
@@ -806,6 +806,12 @@ def read_summary(path: Path) -> dict:
     return s
 
 
+def phase(learner) -> str:
+    """What the progress bar calls the run's current phase: the warm start's imitation, then the method."""
+    hp = learner.hp
+    return f"{hp.game} {'imitation of ' + hp.teacher if learner.imitating else hp.method.upper()}"
+
+
 def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> None:
     """curve.png: win rate against the heuristic players (95% interval) over decisions and over wall time."""
     from .plots import pyplot
@@ -891,6 +897,7 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
         line = (f"[eval] {c['decisions']:>11,} decisions  win rate vs {learner.n - 1} heuristic {e['win_rate']:.3f} "
                 f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]  pts/round {e['mean_round_points']:.2f}  "
                 f"({time.perf_counter() - t:.0f}s)")
+        bar.set_postfix(eval=f"{e['win_rate']:.3f}", refresh=False)
         if e["win_rate"] >= best:
             save_model(out / "best.npz", learner.header(), learner.weights())
             line += "  best so far: best.npz"
@@ -902,8 +909,10 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
         summary()
 
     goal = args.timesteps
-    bar = tqdm(total=goal, initial=c["decisions"], unit="dec", desc=f"{hp.game} {hp.method}",
-               disable=args.no_progress, smoothing=0.1)
+    bar = tqdm(total=goal, initial=c["decisions"], unit="dec", desc=phase(learner), disable=args.no_progress,
+               smoothing=0.1)
+    if evaluations:
+        bar.set_postfix(eval=f"{evaluations[-1]['win_rate']:.3f}", refresh=False)
     next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
     next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
     stops = sigterm_stops()
@@ -918,8 +927,8 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
             logs = learner.iteration()
             for k, v in logs.items():
                 writer.add_scalar(k, v, c["decisions"])
+            bar.set_description(phase(learner), refresh=False)
             bar.update(logs["rollout/decisions"])
-            bar.set_postfix(win=f"{logs['rollout/learner_win_rate']:.3f}", refresh=False)
             if c["decisions"] >= next_eval:
                 next_eval += args.eval_every
                 evaluate()

@@ -35,11 +35,36 @@ def game_agents(game: str) -> dict:
     from importlib import import_module
 
     try:
-        return import_module(f"agents.{game}").AGENTS
+        return import_module(f"{__name__}.{game}").AGENTS
     except ModuleNotFoundError as e:
-        if e.name != f"agents.{game}":
+        if e.name != f"{__name__}.{game}":
             raise
         raise ValueError(f"no agents for game {game!r}") from None
+
+
+MODELS = Path(__file__).resolve().parent / "models"
+
+
+def model_file(path: str) -> str:
+    """A model path as given, or the shipped model it names when written `agents/models/FILE` (the repository's
+    path to quando_env/agents/models, kept for the command lines and scripts that use it) and no such file is
+    here."""
+    parts = Path(path).parts
+    if path and not Path(path).exists() and len(parts) == 3 and parts[:2] == ("agents", "models"):
+        return str(MODELS / parts[2])
+    return path
+
+
+def model_path(name: str, game: str = "quando", num_players: int = 4) -> Path | None:
+    """The model file the agent `name` loads (ppo, ppo:PATH, learned, learned:PATH), None for any other."""
+    from . import learned, ppo
+
+    key, _, arg = str(name).partition(":")
+    if key == "ppo":
+        return Path(model_file(arg)) if arg else ppo.default_model(game)
+    if key == "learned":
+        return Path(model_file(arg)) if arg else learned.default_model(game, num_players)
+    return None
 
 
 def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
@@ -51,6 +76,7 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
     from .ppo import default_model
 
     key, colon, arg = str(name).partition(":")
+    arg = model_file(arg) if key in ("ppo", "learned") else arg
     own = game_agents(game)
     if colon and not arg and key in ("ppo", "learned", "rllib"):
         raise ValueError(f"agent {name!r}: no path after {key + ':'!r}; give {key}:PATH" +
@@ -66,8 +92,8 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
         path = Path(arg) if arg else default_model(game)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no PPO model at {path}" + ("" if arg else
-                             f" (no {game} model is shipped): train one with `python -m agents.training --game "
-                             f"{game}` and give ppo:PATH"))
+                             f" (no {game} model is shipped): train one with `python -m quando_env.agents.training "
+                             f"--game {game}` and give ppo:PATH"))
         return
     if key == "learned":
         if not arg:                     # the shipped model of that many players: the count checked first
@@ -77,7 +103,7 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
         path = Path(arg) if arg else learned.default_model(game, num_players)
         if not path.is_file():
             raise FileNotFoundError(f"agent {name!r}: no learned model at {path}: train one with `python -m "
-                                    f"agents.learner --game {game} --set num_players={num_players}` and give "
+                                    f"quando_env train --game {game} --set num_players={num_players}` and give "
                                     "learned:PATH")
         return
     if key == "rllib" and arg:
@@ -103,6 +129,7 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", num_pla
         offered = {"game": game, "num_players": num_players, "seed": seed, **(options or {}), **kwargs}
         return plugins.make(name, game, offered)
     key, _, arg = name.partition(":")
+    arg = model_file(arg) if key in ("ppo", "learned") else arg
     own = game_agents(game)
     if key == "random":
         return RandomAgent(seed=seed, **kwargs)
@@ -110,7 +137,8 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", num_pla
         return own[key](**kwargs)
     if key == "rollout":
         from importlib import import_module
-        return RolloutAgent(seed=seed, kit=import_module(f"agents.{game}").search_kit(), **(options or {}), **kwargs)
+        return RolloutAgent(seed=seed, kit=import_module(f"{__name__}.{game}").search_kit(), **(options or {}),
+                            **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)
     if key == "learned":

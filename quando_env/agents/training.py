@@ -1,5 +1,6 @@
 """Self-play training of a MaskablePPO policy on quando_env.make_vec_env, for any game with a heuristic
-agent: `python -m agents.training --game G` (the SB3 path; train.py runs the batched learner, agents.learner).
+agent: `python -m quando_env.agents.training --game G` (the SB3 path; train.py runs the batched learner,
+agents.learner).
 
 1. Warm start (behaviour cloning): the policy imitates the game's heuristic and the value head learns the
    discounted returns of heuristic games, on games played in VectorGame batches (no opponent sees more than
@@ -27,7 +28,7 @@ from .evaluation import play_match
 from .ppo import DEFAULT_MODEL, PPOAgent, with_hint
 from .stops import Stopped, lock_folder, sigterm_stops
 
-PROG = "python -m agents.training"
+PROG = "python -m quando_env.agents.training"
 
 
 def heuristic_of(game: str):
@@ -157,7 +158,7 @@ def make_callbacks(out: Path, args, venv, log):
             self.bar = tqdm(total=self.total, desc="PPO", unit="step", disable=args.no_progress)
 
         def _on_step(self):
-            self.bar.update(self.training_env.num_envs)
+            self.bar.update(min(self.training_env.num_envs, self.total - self.bar.n))   # SB3 may step past it
             if self.deadline is not None and time.time() > self.deadline:
                 log(f"time limit reached at {self.num_timesteps} timesteps: stopping")
                 return False
@@ -266,9 +267,9 @@ def parser() -> argparse.ArgumentParser:
                    "seeds numpy's global generator with it)")
     p.add_argument("--out", default=None, type=argtypes.output_dir, help="output folder, created if missing "
                    "(TensorBoard logs, checkpoints, models; default runs/ppo_GAME)")
-    p.add_argument("--resume", metavar="ZIP", type=argtypes.existing_file, help="continue training this model "
-                   "(skips the warm start); loading a model runs code from its file (pickle): load only files you "
-                   "trust")
+    p.add_argument("--resume", metavar="ZIP", nargs="?", const=True, type=argtypes.existing_file, help="continue "
+                   "training this model (alone: the run saved in --out, its final_model.zip; skips the warm start); "
+                   "loading a model runs code from its file (pickle): load only files you trust")
     p.add_argument("--bc-games", type=argtypes.int_in(0, MAX_GAMES), default=600, help="heuristic games imitated "
                    "before PPO (0: none)")
     p.add_argument("--eval-every", type=steps, default=100_000, help="timesteps between evaluations")
@@ -281,11 +282,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=argtypes.float_in(0.0, 1.0, above=True), default=1e-4, help="PPO learning rate")
     p.add_argument("--ent-coef", type=argtypes.float_in(0.0, 1.0), default=0.003, help="PPO entropy bonus")
     p.add_argument("--clip", type=argtypes.float_in(0.0, 1.0, above=True), default=0.1, help="PPO clip range")
-    p.add_argument("--time-limit", type=argtypes.float_in(0.0, 10**7), default=19.0, help="minutes after which "
-                   "training stops (0: none)")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--seconds", type=argtypes.float_in(0.0, 6 * 10**8, above=True), default=None,
+                       help="stop after this many seconds (wall time), as train.py's --seconds")
+    limit.add_argument("--time-limit", type=argtypes.float_in(0.0, 10**7), default=19.0, help="minutes after "
+                       "which training stops (0: none; default 19)")
     p.add_argument("--save-to", default=None, type=argtypes.output_file, help="also save the final (or --ship "
                    "best) policy here, a .zip in an existing folder, without the optimizer state (e.g. "
-                   "agents/models/ppo_quando_4p.zip)")
+                   "quando_env/agents/models/ppo_quando_4p.zip)")
     p.add_argument("--ship", choices=["final", "best"], default="final", help="which model --save-to writes: the "
                    "last one, or the one with the best evaluation")
     p.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads")
@@ -302,6 +306,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     argtypes.check_game_options(p, args.game, args.players)
     args.out = argtypes.check(p, "--out", argtypes.output_dir, args.out or f"runs/ppo_{args.game}")
+    if args.resume is True:
+        args.resume = argtypes.check(p, "--resume", argtypes.existing_file, str(Path(args.out) / "final_model.zip"))
     if args.save_to is not None and not args.save_to.endswith(".zip"):
         p.error(f"argument --save-to: {args.save_to!r} must end in .zip (Stable-Baselines3 would add it)")
     return args
@@ -319,7 +325,8 @@ def main(argv=None) -> int:
 
     th.set_num_threads(args.threads)
     t0 = time.time()
-    deadline = t0 + 60 * args.time_limit if args.time_limit > 0 else None
+    seconds = args.seconds if args.seconds is not None else 60 * args.time_limit
+    deadline = t0 + seconds if seconds > 0 else None
     out = Path(args.out)
     gamma, reward_scale = 0.995, 0.1
 

@@ -47,6 +47,16 @@ def ratings_figures(result: dict, title: str = "") -> dict:
     return {"ratings.png": fig}
 
 
+def slant(ax, longest: int = 12) -> None:
+    """Slant the x-axis names when one is longer than `longest` characters, so that long agent names do not
+    overlap."""
+    labels = ax.get_xticklabels()
+    if max((len(t.get_text()) for t in labels), default=0) > longest:
+        for t in labels:
+            t.set_rotation(25)
+            t.set_horizontalalignment("right")
+
+
 def save(figures: dict, out_dir) -> list[Path]:
     """Write each figure as PNG into out_dir (created) under its name, close it; returns the paths."""
     plt = pyplot()
@@ -54,6 +64,8 @@ def save(figures: dict, out_dir) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, fig in figures.items():
+        for ax in fig.axes:
+            slant(ax)
         fig.tight_layout()
         paths.append(out / name)
         fig.savefig(paths[-1], dpi=100)

@@ -110,6 +110,7 @@ class MatchResult:
     totals: np.ndarray = field(default=None)      # (games, k) final totals by agent, not by seat
     places: np.ndarray = field(default=None)      # (games, k) places by agent, 0 best
     game: object = "quando"     # the game's name or class
+    actions: list = None        # per game its actions (play_match(keep_actions=True)); None for a game not played
 
     def pooled(self) -> dict:
         """{name: summary} with agents of the same name pooled."""
@@ -153,6 +154,7 @@ class BatchResult:
     stats: list
     totals: np.ndarray      # (batch.size, k)
     places: np.ndarray      # (batch.size, k)
+    actions: list = None    # per game its actions, when kept
 
 
 def split_games(games: int, batch_size: int, min_batches: int = 1) -> list[Batch]:
@@ -174,7 +176,7 @@ def build_agents(makers) -> list:
 
 def play_match(agents, games: int, seed: int = 0, names: list | None = None, batch_size: int = 256,
                progress: bool = True, desc: str = "games", game: str = "quando", runner=None,
-               **config) -> MatchResult:
+               keep_actions: bool = False, **config) -> MatchResult:
     """Play `games` games of `game` between the k agents (k <= num_players); seats rotate per game (in game j seat
     s is played by agent (s - j) mod k: see the module's docstring).
 
@@ -184,6 +186,7 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
     at least that many) and `map(play, batches, on_games)`, yielding play(batch) for every batch in any order
     and calling on_games(m) as m games finish. config: the game's options (num_players defaults to
     len(agents)). An agent that declares another game (its `game`) is refused before any game is played.
+    keep_actions: the result holds every game's actions (records replays them: game_records).
     """
     games = as_int(games, "games", 1, MAX_GAMES)
     built = agents() if callable(agents) else list(agents)
@@ -203,28 +206,34 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
     batches = split_games(games, batch_size, runner.num_cpus if runner else 1)
     bar = tqdm(total=games, desc=desc, disable=not progress, unit="game", leave=False)
     if runner is None:
-        done = (play_batch(built, b, seed, game, config, on_games=bar.update) for b in batches)
+        done = (play_batch(built, b, seed, game, config, on_games=bar.update, keep_actions=keep_actions)
+                for b in batches)
     else:
-        done = runner.map(partial(play_batch, agents, seed=seed, game=game, config=config), batches, bar.update)
+        done = runner.map(partial(play_batch, agents, seed=seed, game=game, config=config, keep_actions=keep_actions),
+                          batches, bar.update)
     got = np.zeros(games, bool)
+    moves = [None] * games if keep_actions else None
     try:
         for r in done:
             for total, part in zip(stats, r.stats):
                 total.add(part)
             rows = slice(r.batch.start, r.batch.start + r.batch.size)
             all_totals[rows], all_places[rows], got[rows] = r.totals, r.places, True
+            if keep_actions:
+                moves[rows] = r.actions
     except KeyboardInterrupt:
-        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], game)) from None
+        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], game, moves)) from None
     except Exception as e:          # a failing agent: the finished batches are kept
-        raise AgentFailed(MatchResult(names, stats, all_totals[got], all_places[got], game), e) from e
+        raise AgentFailed(MatchResult(names, stats, all_totals[got], all_places[got], game, moves), e) from e
     finally:
         bar.close()
-    return MatchResult(names, stats, all_totals, all_places, game)
+    return MatchResult(names, stats, all_totals, all_places, game, moves)
 
 
-def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_games=None) -> BatchResult:
+def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_games=None,
+               keep_actions: bool = False) -> BatchResult:
     """Play one batch of a match (what a runner's task runs); agents: the agents or a function building them.
-    on_games(m) is called as m games finish."""
+    on_games(m) is called as m games finish; keep_actions: the result holds each game's actions."""
     agents = agents() if callable(agents) else agents
     k = len(agents)
     b = batch.size
@@ -241,6 +250,7 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
     knocker = np.full(b, -1, np.int64)
     done = np.zeros(b, bool)
     actions = np.zeros(b, np.int64)
+    history = []        # per step every game's action (-1: the game was over)
     while not done.all():
         cur = vg.current_player
         live = cur >= 0
@@ -258,6 +268,8 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
                 streams[idx, entry] = own
         knocked_now = live & (actions == vg.knock_action) if vg.knock_action is not None else live & False
         knocker[knocked_now] = cur[knocked_now]
+        if keep_actions:
+            history.append(np.where(live, actions, -1))
         vg.step(actions)
         ended = np.flatnonzero(vg.round_over & live)
         if ended.size:
@@ -291,7 +303,28 @@ def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_game
             done[finished] = True
             if on_games is not None:
                 on_games(finished.size)
-    return BatchResult(batch, stats, totals_out, places_out)
+    kept = None
+    if keep_actions:
+        steps = np.array(history, np.int64).reshape(-1, b)
+        kept = [steps[steps[:, g] >= 0, g].tolist() for g in range(b)]
+    return BatchResult(batch, stats, totals_out, places_out, kept)
+
+
+def game_records(result: MatchResult, seed: int, config: dict):
+    """(game index, its seed, the agent name at each seat, its game record) of every game of a match played
+    with keep_actions whose actions it holds: game j (seeded seed + j) replayed from its actions alone."""
+    from quando_env.adapters.record import Recorder
+
+    k = len(result.names)
+    for j, actions in enumerate(result.actions or []):
+        if actions is None:
+            continue
+        vg = game_class(result.game)(1, seed=seed + j, autoreset=False, **config)
+        recorder = Recorder(vg, seed=seed + j)
+        for a in actions:
+            vg.step(np.array([a]))
+            recorder.after_step(a)
+        yield j, seed + j, [result.names[(s - j) % k] for s in range(vg.num_players)], recorder.record
 
 
 COLUMNS = [  # (summary key, header, width, format): a table shows the columns whose key its summaries hold

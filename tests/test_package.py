@@ -1,0 +1,253 @@
+"""The package as users get it: the agents under quando_env's own name (and the repository's `agents` as the same
+modules), one front door `python -m quando_env train|evaluate`, a missing extra named with its pip command,
+PettingZoo's and Gymnasium's registries, and the wheel's contents."""
+import functools
+import re
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import quando_env
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "quando_env/agents/models/learned_quando_4p.npz"
+
+
+def python(code: str, cwd=ROOT, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def test_the_repository_agents_are_the_package_modules():
+    """`import agents.X` gives the objects of quando_env.agents.X: one class, one module state."""
+    import agents
+    import agents.learned
+    import agents.quando.heuristic
+    from agents import make_agent
+
+    import quando_env.agents
+    from quando_env.agents.quando.heuristic import HeuristicAgent
+
+    assert agents is quando_env.agents and agents.learned is sys.modules["quando_env.agents.learned"]
+    assert isinstance(make_agent("heuristic", game="quando"), HeuristicAgent)
+    assert agents.quando.heuristic.HeuristicAgent is HeuristicAgent
+
+
+def test_python_m_agents_runs_the_package_module():
+    r = subprocess.run([sys.executable, "-m", "agents.distill", "--help"], capture_output=True, text=True,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m agents.distill"), r.stderr
+
+
+def test_repository_model_paths_name_the_shipped_models(tmp_path, monkeypatch):
+    from quando_env.agents import check_agent, make_agent
+
+    monkeypatch.chdir(tmp_path)
+    check_agent("learned:agents/models/learned_cabo_4p.npz", game="cabo")
+    agent = make_agent("learned:agents/models/learned_quando_4p.npz", game="quando")
+    assert agent.path == ROOT / MODEL
+    with pytest.raises(FileNotFoundError, match="agents/models/nothing.npz"):
+        check_agent("learned:agents/models/nothing.npz")
+
+
+def test_import_quando_env_and_its_command_line_stay_free_of_torch_and_agents():
+    r = python("import sys, quando_env, quando_env.cli, quando_env.__main__\n"
+               "print(sorted(m for m in ('torch', 'agents', 'quando_env.agents', 'tqdm') if m in sys.modules))")
+    assert r.stdout.strip() == "[]", r.stderr
+
+
+def test_version():
+    assert quando_env.__version__.count(".") == 2 and all(x.isdigit() for x in quando_env.__version__.split("."))
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_front_door_commands_have_help_and_check_like_the_scripts(command, capsys):
+    from quando_env.cli import main, parse_args
+
+    with pytest.raises(SystemExit) as e:
+        main([command, "--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith(f"usage: python -m quando_env {command}")
+    args = parse_args([command, "--game", "cabo"] + (["--agents", "heuristic", "random"] if command == "evaluate"
+                                                      else ["--timesteps", "1000"]))
+    assert (args.hyper.game if command == "train" else args.game) == "cabo"
+    with pytest.raises(SystemExit):
+        main([command, "--games" if command == "evaluate" else "--timesteps", "0"])
+    assert f"python -m quando_env {command}: error: argument" in capsys.readouterr().err
+
+
+def test_front_door_lists_train_and_evaluate(capsys):
+    from quando_env.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "train" in out and "evaluate" in out
+
+
+def test_a_missing_extra_is_named_with_its_pip_command():
+    """Without the train extra's modules: one line naming `pip install "quando_env[train]"`, no traceback."""
+    hint = 'pip install "quando_env[train]"'
+    r = python("import sys; sys.modules['torch'] = None\n"
+               "from quando_env.cli import main; sys.exit(main(['train', '--game', 'cabo']))")
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        f"python -m quando_env train: error: this command needs torch, which the train extra installs: {hint}"]
+    r = python("import sys; sys.modules['tqdm'] = None\n"
+               "from quando_env.cli import main; sys.exit(main(['evaluate', '--agents', 'random', 'random']))")
+    assert r.returncode == 1 and len(r.stderr.splitlines()) == 1 and hint in r.stderr, r.stderr
+    r = python("import sys; sys.modules['stable_baselines3'] = sys.modules['sb3_contrib'] = None\n"
+               "import quando_env\n"
+               "from quando_env.agents import make_agent\n"
+               "for make in (lambda: quando_env.make_vec_env(2), lambda: make_agent('ppo')):\n"
+               "    try:\n"
+               "        make()\n"
+               "    except ModuleNotFoundError as e:\n"
+               "        print(e)\n")
+    assert r.stdout.splitlines() == [
+        f"make_vec_env (an SB3 VecEnv) needs stable_baselines3, which the train extra installs: {hint}",
+        f"the ppo agent needs sb3_contrib, which the train extra installs: {hint}"], r.stderr
+
+
+@pytest.mark.parametrize("opponents", ["learned", "learned:" + MODEL])
+def test_learned_opponents_with_num_players(opponents):
+    env = gym.make("Quando-v0", num_players=4, opponents=opponents)
+    assert env.reset(seed=0)[0].shape == env.observation_space.shape
+    envs = gym.make_vec("Quando-v0", num_envs=2, num_players=4, opponents=opponents)
+    assert envs.reset(seed=0)[0].shape == envs.observation_space.shape
+    venv = quando_env.make_vec_env(2, num_players=4, opponents=opponents)
+    assert venv.reset().shape == (2, *venv.observation_space.shape)
+
+
+def test_check_env_with_random_illegal_actions_passes_without_pygame(monkeypatch):
+    from gymnasium.utils.env_checker import check_env
+
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    env = gym.make("Cabo-v0", illegal_action="random")
+    assert env.unwrapped.metadata["render_modes"] == ["ansi"]
+    check_env(env.unwrapped)
+
+
+def test_pettingzoo_registry_makes_every_game():
+    import pettingzoo
+
+    for name in quando_env.game_names():
+        env = pettingzoo.make("aec", f"quando_env/{name.capitalize()}-v0", num_players=3)
+        env.reset(seed=0)
+        assert env.unwrapped.game.name == name and len(env.possible_agents) == 3
+
+
+def test_module_prefixed_id_in_spawned_workers():
+    """A spawned worker has not imported quando_env: "quando_env:Cabo-v0" imports it before the id."""
+    envs = gym.vector.AsyncVectorEnv([functools.partial(gym.make, "quando_env:Cabo-v0", num_players=3)] * 2,
+                                     context="spawn")
+    try:
+        obs, info = envs.reset(seed=0)
+        assert obs.shape == (2, quando_env.registry.game_class("cabo").obs_dim_of(3))
+        assert info["action_mask"].any(axis=1).all()
+    finally:
+        envs.close()
+
+
+def test_vector_mask_is_empty_at_an_episode_end_and_its_action_ignored():
+    envs = gym.make_vec("Help-v0", num_envs=4, episode="round")
+    obs, info = envs.reset(seed=0)
+    ended = 0
+    for _ in range(400):
+        masks = info["action_mask"].astype(bool)
+        actions = [np.flatnonzero(m)[0] if m.any() else envs.single_action_space.n - 1 for m in masks]
+        obs, reward, terminated, truncated, info = envs.step(actions)
+        done = terminated | truncated
+        assert not info["action_mask"][done].any() and info["action_mask"][~done].any(axis=1).all()
+        ended += int(done.sum())
+    assert ended > 0
+
+
+def build_wheel(tmp_path) -> Path:
+    """The wheel of the repository's files (those git keeps or would), built offline without build isolation."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, check=True).stdout
+    src = tmp_path / "src"
+    for name in files.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            (src / name).write_bytes((ROOT / name).read_bytes())
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                        "-q", "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (wheel,) = (tmp_path / "dist").glob("quando_env-*.whl")
+    return wheel
+
+
+def test_the_wheel_installs_quando_env_alone_with_its_agents_and_models(tmp_path):
+    wheel = build_wheel(tmp_path)
+    assert wheel.name.startswith(f"quando_env-{quando_env.__version__}-")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    assert tops == {"quando_env", f"quando_env-{quando_env.__version__}.dist-info"}, tops
+    for shipped in ("quando_env/agents/models/learned_quando_4p.npz", "quando_env/agents/models/ppo_quando_4p.zip",
+                    "quando_env/quando/RULES.md", "quando_env/agents/quando/heuristic.py"):
+        assert shipped in names
+    assert any(n.startswith("quando_env/web/static/") for n in names)
+    entry = zipfile.ZipFile(wheel).read(f"quando_env-{quando_env.__version__}.dist-info/entry_points.txt")
+    assert "make_agent = quando_env.agents:make_agent" in entry.decode()
+
+    site = tmp_path / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target",
+                        str(site), str(wheel)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not (site / "agents").exists() and (site / "quando_env" / "agents" / "models").is_dir()
+    work = tmp_path / "project"                 # a user's folder with an agents package of its own
+    (work / "agents").mkdir(parents=True)
+    (work / "agents" / "__init__.py").write_text("MINE = True\n")
+    r = subprocess.run([sys.executable, "-c",
+                        "import agents, quando_env, quando_env.agents\n"
+                        "from quando_env import named_agents\n"
+                        "print(agents.MINE, quando_env.__file__)\n"
+                        "print(type(named_agents.make('heuristic', 'cabo', 4)).__module__)\n"
+                        "from quando_env.cli import main\n"
+                        "for command in ('evaluate', 'train'):\n"
+                        "    try:\n"
+                        "        main([command, '--help'])\n"
+                        "    except SystemExit:\n"
+                        "        pass\n"],
+                       capture_output=True, text=True, cwd=work, env={**os.environ, "PYTHONPATH": str(site)})
+    lines = r.stdout.splitlines()
+    assert lines[:2] == [f"True {site / 'quando_env' / '__init__.py'}", "quando_env.agents.cabo.heuristic"], \
+        r.stdout + r.stderr
+    assert lines[2].startswith("usage: python -m quando_env evaluate")
+    assert any(line.startswith("usage: python -m quando_env train") for line in lines[3:]), r.stderr
+
+
+# How the project was made, which its pages must not speak of (they speak of the project itself): work items
+# by number, working sessions, acceptance bars, who decided, the people or agents who did the work.
+MAKING = re.compile(r"\b(?:issues?|PR|pull request) ?#?\d+|(?<![\w.])#\d{1,4}\b|(?<!\.)\bsessions?\b|"
+                    r"(?<!progress )(?<!error )\bbars?\b|\bwe (?:decided|chose|agreed)\b|\b(?:two|three|four|five|"
+                    r"six|the) helpers\b(?! of)|\baudits?\b|\bthe lead\b|\blast (?:session|time)\b", re.I)
+LINK = re.compile(r"https?://\S+")
+
+
+def test_pages_speak_of_the_project_only():
+    """README files and the docs never cite the work that made them (an upstream project's issue may be cited by
+    link)."""
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.md"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    pages = [f for f in files if f.startswith("docs/") or Path(f).name.lower().startswith("readme")]
+    assert "README.md" in pages and "docs/index.md" in pages
+    found = [f"{page}:{i}: {m.group(0)!r} in {line.strip()[:100]}" for page in pages
+             for i, line in enumerate((ROOT / page).read_text().splitlines(), 1)
+             for m in MAKING.finditer(LINK.sub("", line))]
+    assert not found, "\n".join(found)
+
+
+def test_the_making_pattern_finds_what_it_looks_for():
+    for text in ("as issue 21 asked", "issue #20", "see #12", "last session's numbers", "the bars of the task",
+                 "We decided to", "four helpers measured", "the robustness audit"):
+        assert MAKING.search(text), text
+    for text in ("a progress bar", "error bars", "the helper gives a card", "quando_env.web.session",
+                 "https://github.com/pytest-dev/pytest-xdist/issues/1386"):
+        assert not MAKING.search(LINK.sub("", text)), text
