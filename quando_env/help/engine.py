@@ -7,7 +7,8 @@ Cards of one kind are interchangeable (R2), so hands are counts by kind and the 
 deck hold kind indices. A step is split into the game's events, one function each: `play_number` (R10),
 `play_wild` (R11), `switch` (R12), `zap` (R13), `no` (R14), `ask` (R16), `give` (R17), `give_back` (R18),
 the received card's play (R19), `refill` / `reshuffle` (R15, D11), `pass_turn` (R8) and `end_round`
-(R20, R21). Every decision is asked, even with one legal action (D10).
+(R20, R21); `apply_action` hands a decision to its event. Every decision is asked, even with one legal action
+(D10).
 """
 import numpy as np
 from numba import njit, prange
