@@ -56,7 +56,7 @@ episode is over), `round` (rounds finished in the episode), `total` and `points`
 finished round's points per seat), `shuffles` (in-round reshuffles so far), `rng` (shape (1,): the game's
 stream, see quando_env.rng).
 """
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from types import SimpleNamespace
 
 import numba
@@ -64,7 +64,7 @@ import numpy as np
 from numba import njit
 
 from . import rng, threads
-from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, need, shown, to_int
+from .checks import as_actions, as_bool, as_choice, as_int, as_ints, as_seed, as_slots, need, seed_list, shown
 
 # Per-step outcome flags, one row per game.
 F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
@@ -491,12 +491,10 @@ class Game:
         if seed is None and games is None:
             seed = rng.new_seed()
         seeds = None
-        if seed is not None:
-            if np.ndim(seed) == 0 and not isinstance(seed, (str, bytes)):
-                seeds = as_seed(seed, count=idx.size) + np.arange(idx.size, dtype=np.int64) if games is None \
-                    else np.full(idx.size, as_seed(seed), np.int64)
-            else:
-                seeds = as_seeds(seed, "seed", idx.size)
+        if seed is not None and games is not None and np.ndim(seed) == 0 and not isinstance(seed, (str, bytes)):
+            seeds = np.full(idx.size, as_seed(seed), np.int64)     # one int for listed games: each gets it
+        elif seed is not None:
+            seeds = np.array(seed_list(seed, idx, allow_none=False), np.int64)
         setup = self._checked_setup({k: v for k, v in setup.items() if v is not None})
         before = self.states[idx], self.masks[idx], self.action_streams[idx]      # copies (fancy indexing)
         if seeds is not None:
@@ -653,24 +651,14 @@ class Game:
         return self.rewards.copy() if games is None else self.rewards[idx]
 
     def _checked_actions(self, actions, idx: np.ndarray) -> np.ndarray:
-        """One int64 action per listed game, from integers only: an integer array, or a list of Python ints and
-        numpy integers of any widths (never bools, floats or strings). ValueError otherwise; an integer
-        beyond int64 is named as out of range."""
-        if isinstance(actions, (list, tuple)):
-            values = list(map(to_int, actions))      # numpy would read True as 1 and 19.7 as a float
-            if None in values:
-                raise ValueError(f"actions must be {idx.size} integers (one per game), got {shown(actions)}")
-            out = next((i for i, v in enumerate(values) if not -2**63 <= v < 2**63), None)
-            if out is not None and len(values) == idx.size:
-                raise ValueError(self.illegal_message(int(idx[out]), values[out]))
-            a = np.array(values, np.int64 if out is None else object)
-        else:
-            a = np.asarray(actions)
-        if a.shape != idx.shape or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
-                             f"dtype {a.dtype}")
-        if a.dtype.kind == "u" and a.size and a.max() >= 2**63:
-            out = int(np.argmax(a >= 2**63))
+        """One int64 action per listed game, from integers only (checks.as_actions). ValueError otherwise; an
+        integer beyond int64 is named as out of range."""
+        a = as_actions(actions, idx.size)
+        if a is None:
+            got = f"shape {actions.shape} dtype {actions.dtype}" if isinstance(actions, np.ndarray) else shown(actions)
+            raise ValueError(f"actions must be {idx.size} integers (one per game), got {got}")
+        if a.dtype == object:
+            out = next(i for i, v in enumerate(a.tolist()) if not -2**63 <= v < 2**63)
             raise ValueError(self.illegal_message(int(idx[out]), int(a[out])))
         return a.astype(np.int64, copy=False)
 
@@ -680,15 +668,17 @@ class Game:
         if g >= 0:
             raise ValueError(f"game {g}: the forced reshuffle does not hold exactly the discard pile's cards")
 
-    def illegal_message(self, g: int, action: int) -> str:
-        """Why `action` cannot be played in game g, with the legal actions by index and name."""
+    def illegal_message(self, g: int, action: int, with_game: bool = True) -> str:
+        """Why `action` cannot be played in game g, with the legal actions by index and name (without naming the
+        game when not `with_game`: for adapters of one game)."""
         legal = np.flatnonzero(self.masks[g])
         if not 0 <= action < self.num_actions:
             what = f"action {action} is out of range 0..{self.num_actions - 1}"
         else:
             what = f"action {action} ({self.action_name(action)}) is illegal"
         names = ", ".join(f"{x} ({self.action_name(x)})" for x in legal)
-        return f"game {g}, player {int(self.states[g]['cur'])} to move: {what}; legal: {names or 'none (over)'}"
+        where = f"game {g}, " if with_game else ""
+        return f"{where}player {int(self.states[g]['cur'])} to move: {what}; legal: {names or 'none (over)'}"
 
     def sample_actions(self, games=None) -> np.ndarray:
         """(B,) uniformly random legal actions from per-game streams (-1 where a game is over).

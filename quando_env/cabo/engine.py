@@ -45,8 +45,7 @@ T_NEXT_TURN = 2        # the next turn starts (R8, R19, R20)
 
 # Indices into the int64 config vector the kernels take (then the observation's section starts).
 C_N, C_HAND, C_PEEK, C_FINAL, C_TIE, C_TLIMIT, C_TARGET, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, \
-    C_AUTORESET, C_DEALER = range(12)
-CFG_SIZE = 12
+    C_AUTORESET, C_DEALER, CFG_SIZE = range(13)   # CFG_SIZE: the options' count (the observation's starts follow)
 
 LANDING_TOTALS = (25, 50, 75, 100)   # R25
 

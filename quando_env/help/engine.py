@@ -37,8 +37,7 @@ END_NONE, END_NO_GIFT, END_NO_HELPER = 0, 1, 2     # END_NO_GIFT: R20a (no givab
 
 # Indices into the int64 config vector the kernels take.
 C_N, C_HAND, C_ROWMAX, C_TARGET, C_OPEN_LOWEST, C_SHUFFLE, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, \
-    C_AUTORESET = range(10)
-CFG_SIZE = 10
+    C_AUTORESET, CFG_SIZE = range(11)   # CFG_SIZE: the options' count (the observation's starts follow)
 
 STATE_DTYPE = np.dtype([
     ("hand", np.int8, (MAX_PLAYERS, NUM_KINDS)),   # cards per seat and kind

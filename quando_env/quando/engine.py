@@ -45,8 +45,7 @@ T_END_TURN = 4
 
 # Indices into the int64 config vector the kernels take.
 C_N, C_OYA, C_HAND, C_PENALTY, C_KMIN, C_TARGET, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, C_AUTORESET, \
-    C_DEALER = range(11)
-CFG_SIZE = 11
+    C_DEALER, CFG_SIZE = range(12)   # CFG_SIZE: the options' count (the observation's starts follow)
 
 MAX_TURNS = 2**15 - 1     # a seat's A/B turns in a round, as the int16 `turns` holds them (the count stops there)
 
