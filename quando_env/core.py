@@ -36,8 +36,11 @@ Optional, each with the default `Game` gives:
 - hooks `_checked_setup(setup)` (default: taken as given), `move_name(g, a)` (default: action_name),
   `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw), `narrator(labels)` (terminal
   play), `step_notes(g, before)` (default: none), `reshuffle_record(g)` / `force_reshuffle(g, entry)` (default:
-  no random events inside a round), `sample_states(obs, k, config, seed)` (determinization), `points_bounds`,
-  `game_ends`, `max_decisions`, `winners`: without them the features that need them raise a clear error.
+  no random events inside a round), `points_bounds`, `game_ends`, `max_decisions`, `winners`: without them the
+  features that need them raise a clear error.
+- `determinizer` (a function `(obs, k, config, seed) -> k state records` consistent with one player's
+  observation, that player as seat 0, e.g. `quando_env.cabo.determinize.draw_states`; default None: no
+  `sample_states`, which checks its arguments and records around it).
 
 Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
 `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts), and with move features
@@ -306,6 +309,7 @@ class Game:
     higher_total_wins = False
     parallel_kernels = None
     action_feature_parts = None     # a game with legal-move features declares their Parts
+    determinizer = None     # draw_states(obs, k, config, seed) -> k records (sample_states checks around it)
 
     def __init_subclass__(cls, abstract: bool = False, **kwargs):
         """Check a game class as it is defined (abstract=True: a base for games, checked in its subclasses)."""
@@ -443,8 +447,21 @@ class Game:
     @classmethod
     def sample_states(cls, obs, num_samples: int, config, seed: int | None = None) -> np.ndarray:
         """Determinization: `num_samples` state records consistent with one player's observation `obs` of a
-        game with `config`, that player as seat 0 (for search agents such as the rollout agent)."""
-        raise NotImplementedError(f"{cls.name} has no determinization")
+        game with `config`, that player as seat 0 (for search agents such as the rollout agent): the game's
+        `determinizer` between the checks of its arguments (sample_args) and of its records (checked_samples)."""
+        if cls.determinizer is None:
+            raise NotImplementedError(f"{cls.name} has no determinization")
+        obs, num_samples, seed = cls.sample_args(obs, num_samples, config, seed)
+        return cls.checked_samples(cls.determinizer(obs, num_samples, config, seed), config)
+
+    @classmethod
+    def sample_worlds(cls, obs, num_samples: int, seed: int | None = None, **config):
+        """A game (no autoreset) of `num_samples` worlds consistent with `obs`, ready to step forward. config:
+        the game's options (num_players, ...); episode defaults to "round"."""
+        config.setdefault("episode", "round")
+        game = cls(num_samples, seed=0, autoreset=False, **config)
+        game.load_states(cls.sample_states(obs, num_samples, game.config, seed))
+        return game
 
     @classmethod
     def return_bounds(cls, config) -> tuple[float, float]:

@@ -5,6 +5,7 @@ from ..checks import shown, to_int
 from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from .determinize import draw_states
 from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, SNAP, check_deck,
                     decode_jack)
 from .config import Config
@@ -37,6 +38,7 @@ class VectorGame(Game):
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
+    determinizer = staticmethod(draw_states)
 
     def _checked_setup(self, setup):
         out = {"dealer": self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))}
@@ -85,12 +87,6 @@ class VectorGame(Game):
             raise ValueError(f"the record's dealer is {shown(dealer)}, R24 makes it {int(s['dealer'])}")
         ids = check_deck(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)
-
-    @classmethod
-    def sample_states(cls, obs, num_samples, config, seed=None):
-        from .determinize import sample_states
-
-        return sample_states(obs, num_samples, config, seed)
 
     @classmethod
     def game_ends(cls, totals, config):

@@ -5,6 +5,7 @@ from ..checks import shown
 from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from .determinize import draw_states
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
                     deck_to_kinds, pile_to_kinds)
 from .config import Config
@@ -38,6 +39,7 @@ class VectorGame(Game):
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
+    determinizer = staticmethod(draw_states)
 
     def _checked_setup(self, setup):
         out = {"starter": self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1}
@@ -151,12 +153,6 @@ class VectorGame(Game):
         s["shuffle"][g, :] = -1
         s["shuffle"][g, : kinds.size] = kinds
         s["forced"][g] = 1
-
-    @classmethod
-    def sample_states(cls, obs, num_samples, config, seed=None):
-        from .determinize import sample_states
-
-        return sample_states(obs, num_samples, config, seed)
 
     # ------------------------------------------------------------------ Help!'s own views (omniscient)
     def hands(self, g: int) -> list[list[str]]:

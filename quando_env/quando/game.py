@@ -5,6 +5,7 @@ from ..checks import shown, to_int
 from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from .determinize import draw_states
 from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, card_pairs,
                     deck_to_cards)
 from .config import Config
@@ -39,6 +40,7 @@ class VectorGame(Game):
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
+    determinizer = staticmethod(draw_states)
 
     def _checked_setup(self, setup):
         out = {}
@@ -103,12 +105,6 @@ class VectorGame(Game):
         s["shuffle"][g, : len(ids)] = ids
         s["shuffle_up"][g, : len(ids)] = ups
         s["forced"][g] = 1
-
-    @classmethod
-    def sample_states(cls, obs, num_samples, config, seed=None):
-        from .determinize import sample_states
-
-        return sample_states(obs, num_samples, config, seed)
 
     @classmethod
     def game_ends(cls, totals, config):
