@@ -14,7 +14,8 @@ import numpy as np
 from gymnasium.error import DependencyNotInstalled
 
 from .table_style import (BACK, BACK_STRIPE, BOTTOM, CARD_EDGE, CARD_FACE, EMPTY, FELT, FRAME_HEIGHT, FRAME_WIDTH, GAP,
-                          GOLD, INK_RGB, MARGIN, MAX_CARD, MAX_ZONE, PANEL, PANEL_TO_MOVE, SEATS_WIDTH, SOFT, TOP, WHITE)
+                          GOLD, INK_RGB, MARGIN, MAX_CARD, MAX_ZONE, PANEL, PANEL_TO_MOVE, SEATS_WIDTH, SOFT, TOP,
+                          WHITE)
 from .tableview import TableView
 
 

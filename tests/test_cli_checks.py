@@ -225,7 +225,8 @@ def test_ctrl_c_during_training_saves_the_latest_model_and_its_history(tmp_path,
                         "--eval-games", "2", "--out", str(out), "--no-progress", "--time-limit", "0"])
     assert rc == 130
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last == (f"python -m agents.training: interrupted at 512 timesteps: latest model saved to {out / 'final_model.zip'}, "
+    assert last == (f"python -m agents.training: interrupted at 512 timesteps: latest model saved to "
+                    f"{out / 'final_model.zip'}, "
                     f"evaluation history to {out / 'eval_history.json'}")
     hist = json.loads((out / "eval_history.json").read_text())
     assert [h["timesteps"] for h in hist] == [0]

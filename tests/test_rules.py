@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from quando_env import VectorGame
-from quando_env.quando.cards import CARD_VALUES, KNOCK, PASS, TAKE_DOWN, TAKE_UP, FLIP_UNKNOWN, deck_to_cards, set_action
+from quando_env.quando.cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, PASS, TAKE_DOWN, TAKE_UP, deck_to_cards,
+                                    set_action)
 from quando_env.quando.observation import offsets
-from reference import complete_deck, deck_for_hands
+from reference import complete_deck
 
 
 class Table:

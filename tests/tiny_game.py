@@ -254,7 +254,8 @@ class TinyGame(Game):
 
     def render_text(self, g=0, seat=None):
         s = self.states[g]
-        lines = [f"Tiny, round {int(s['round']) + 1}, " + ("omniscient view" if seat is None else f"view of player_{seat}")]
+        view = "omniscient view" if seat is None else f"view of player_{seat}"
+        lines = [f"Tiny, round {int(s['round']) + 1}, {view}"]
         for p in range(2):
             card = int(s["card"][p]) if seat is None or seat == p else "?"
             lines.append(f"player_{p}: card {card}, total {int(s['total'][p])}" + " (swapped)" * int(s["swapped"][p])

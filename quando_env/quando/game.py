@@ -153,7 +153,8 @@ def _reshuffle_cards(entry):
     if not (isinstance(pile, (list, tuple)) and 1 <= len(pile) <= NUM_CARDS):
         raise ValueError(f"the pile must be a list of 1..{NUM_CARDS} [up, down] pairs, got {shown(pile)}")
     for j, p in enumerate(pile):
-        if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(to_int(x) is not None and 0 <= to_int(x) <= 10 for x in p)
+        if not (isinstance(p, (list, tuple)) and len(p) == 2
+                and all(to_int(x) is not None and 0 <= to_int(x) <= 10 for x in p)
                 and p[0] != p[1]):
             raise ValueError(f"card {j} is {shown(p)}")
     pairs = [(to_int(u), to_int(d)) for u, d in pile]

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..core import Narrator as BaseNarrator, make_config
 from . import engine as E
-from .cards import (CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PASS, TAKE_DOWN, TAKE_UP, action_name, is_set, is_straight,
-                    set_count)
+from .cards import (CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PASS, TAKE_DOWN, TAKE_UP, action_name, is_set,
+                    is_straight, set_count)
 from .config import Config
 
 HUMAN = 0
