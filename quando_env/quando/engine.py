@@ -345,7 +345,8 @@ def _end_round(s, cfg, rew, flags):
 # ---------------------------------------------------------------- the game's events
 # apply_action hands each decision to the event it is; advance then runs the automatic part of the turn,
 # each piece of it (the `T_*` codes) an event that returns the next piece, or T_DECIDE when a seat must decide.
-@njit(cache=True)
+# The events are inlined into the step (inline="always"): as calls they cost about 5% of random play's speed.
+@njit(cache=True, inline="always")
 def straight(s, p, x, n):
     """A (R10): a straight, placed x, x+1, x+2."""
     for v in range(x, x + 3):
@@ -353,7 +354,7 @@ def straight(s, p, x, n):
     s.triplet = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_set(s, p, v, k, n):
     """B (R10): k cards showing v, placed in D4 order; exactly three make a triplet (R12)."""
     for _ in range(k):
@@ -361,7 +362,7 @@ def play_set(s, p, v, k, n):
     s.triplet = 1 if k == 3 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_played(s, p, n, oya):
     """After A or B: the seat's A/B turn counts (R15), and a discard onto an empty table becomes the draw pile at
     once (R11). True when a forced reshuffle does not fit (F_ERROR)."""
@@ -370,7 +371,7 @@ def turn_played(s, p, n, oya):
     return _refill(s, n, oya)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock(s, p):
     """K (R15, R15o): p knocks."""
     s.knocker = p
@@ -390,7 +391,7 @@ def draw(s, p, take_down, n, oya):
 
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def flip_zero(s, p, a, n):
     """R12, D5: the penalised p flips a front 0 (the earliest acquired of those with an unknown back, or the one
     whose known back the action names); everyone sees both sides."""
@@ -407,7 +408,7 @@ def flip_zero(s, p, a, n):
         s.seen[q, pick] = 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_draw(s):
     """The active player draws (R9); D2: with nothing to draw, go on as if drawn."""
     if s.ndraw == 0:
@@ -418,7 +419,7 @@ def turn_draw(s):
     return T_DECIDE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after_turn_draw(s, cfg, rew, flags, oya):
     """R14, R13: only zeros ends the round (and cancels a pending penalty); oya: the knock decision (R15o);
     kendi: a triplet's penalties (R12)."""
@@ -434,7 +435,7 @@ def after_turn_draw(s, cfg, rew, flags, oya):
     return T_PENALTY_START if s.triplet == 1 else T_END_TURN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def penalty_next(s, n, oya):
     """R12: the next penalised seat flips a front 0 or draws (D2: nothing to draw, none); after the last, the
     turn ends (kendi) or the active player draws (R12o)."""
@@ -452,7 +453,7 @@ def penalty_next(s, n, oya):
     return T_TURN_DRAW if oya else T_END_TURN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_turn(s, cfg, rew, flags):
     """R16: the turn passes clockwise; back at the knocker the round ends."""
     nxt = (s.active + 1) % cfg[C_N]
@@ -466,7 +467,7 @@ def end_turn(s, cfg, rew, flags):
     return T_DECIDE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance(s, todo, cfg, rew, flags):
     """Run the automatic part of the state machine until someone must decide or the round ends."""
     n = cfg[C_N]
