@@ -257,8 +257,8 @@ class Kernels:
 
     @classmethod
     def of(cls, kernels, owner: str, what: str = "kernels", base=None):
-        """`kernels` (a Kernels, or a namespace or dict of kernels by name) as a Kernels, the names `base` lacks
-        filled from it; TypeError naming `owner`'s missing or unknown kernels."""
+        """`kernels` (a Kernels, or a namespace or dict of kernels by name) as a Kernels, what it lacks taken from
+        `base` if given; TypeError naming `owner`'s missing or unknown kernels."""
         given = kernels if isinstance(kernels, dict) else vars(kernels)
         if base is not None:
             given = {**vars(base), **{k: v for k, v in given.items() if v is not None}}

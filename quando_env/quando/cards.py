@@ -35,13 +35,13 @@ assert SET + NUM_VALUES * MAX_SET == KNOCK and FLIP_KNOWN + MAX_VALUE == NUM_ACT
 # What an action id means, in one place (plain Python and inside numba kernels alike).
 @register_jitable
 def is_straight(a):
-    """A: a straight x, x+1, x+2 (R10)."""
+    """A (R7): a straight x, x+1, x+2."""
     return STRAIGHT <= a < SET
 
 
 @register_jitable
 def is_set(a):
-    """B: k cards of one front value (R11)."""
+    """B (R7): k cards of one front value."""
     return SET <= a < KNOCK
 
 
