@@ -74,12 +74,46 @@ def as_seed(x, name: str = "seed", count: int = 1) -> int:
     return as_int(x, name, 0, SEED_MAX - (count - 1))
 
 
-def as_seeds(x, name: str, count: int) -> np.ndarray:
-    """(count,) int64 seeds from a sequence of per-game seeds, each checked as by as_seed."""
-    items = list(x) if not isinstance(x, np.ndarray) else x.reshape(-1).tolist()
+def seed_list(seed, slots, unit: str = "game", allow_none: bool = True) -> list:
+    """Per-game seeds from what a reset takes for the games in `slots`: an int (the i-th listed game gets
+    seed + i), or a list (tuple, array) of one per listed game, each a seed, or None where `allow_none` (that
+    game goes on with its own streams). ValueError naming a bad seed by its game's slot."""
+    slots = list(slots)
+    count = len(slots)
+    if np.ndim(seed) == 0 and not isinstance(seed, (str, bytes)):
+        first = as_seed(seed, count=count)
+        return [first + i for i in range(count)]
+    need(isinstance(seed, (list, tuple, np.ndarray)), f"seed={shown(seed)}",
+         f"an int ({unit} i gets seed + i), or a list of one seed per {unit}" + " (or None)" * allow_none)
+    items = seed.reshape(-1).tolist() if isinstance(seed, np.ndarray) else list(seed)
     if len(items) != count:
-        raise ValueError(f"got {len(items)} seeds for {count} games: give one seed per game ({name})")
-    return np.array([as_seed(s, f"{name}[{i}]") for i, s in enumerate(items)], np.int64)
+        raise ValueError(f"got {len(items)} seeds for {count} {unit}s: give one per {unit}")
+    return [None if x is None and allow_none else as_seed(x, f"the seed of game {g}") for g, x in zip(slots, items)]
+
+
+def as_actions(actions, k: int) -> np.ndarray | None:
+    """k actions from integers only: an integer array of shape (k,) (returned as it is: the hot path), or a list,
+    tuple or object array of k Python ints and numpy integers of any widths (never bools, floats or strings;
+    numpy would read True as 1 and 19.7 as a float). An int64 array, or an object array of Python ints where one
+    lies beyond int64 (the caller names it as out of range); None for anything else (the caller words the error,
+    naming its own context)."""
+    if isinstance(actions, np.ndarray) and actions.dtype.kind in "iu":
+        if actions.shape != (k,):
+            return None
+        if actions.dtype.kind == "u" and actions.size and actions.max() >= 2**63:
+            return np.array(actions.tolist(), object)
+        return actions
+    if isinstance(actions, np.ndarray):
+        items = actions.tolist() if actions.shape == (k,) and actions.dtype == object else None
+    else:
+        items = list(actions) if isinstance(actions, (list, tuple)) and len(actions) == k else None
+    values = None if items is None else list(map(to_int, items))
+    if values is None or None in values:
+        return None
+    try:
+        return np.array(values, np.int64)
+    except OverflowError:
+        return np.array(values, object)
 
 
 def as_ints(x, name: str, lo: int, hi: int) -> np.ndarray:

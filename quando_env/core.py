@@ -6,43 +6,45 @@ here once (seeding, action checks, random legal moves, flags, infos, records' ho
 its rules as kernels and a few hooks. Adapters (PettingZoo, Gymnasium, SB3, records, evaluation, terminal
 play) talk only to this surface, so a new game plugs into all of them.
 
-What a game provides (class attributes and kernels, see `quando_env.quando.game` for the full example):
+What a game provides (the clearest complete example is `quando_env.cabo.game` with `quando_env.cabo.engine`, whose
+step dispatches to functions named after the game's events; `tests/tiny_game.py` is the smallest). `Game` checks
+it when the subclass is defined: a missing required attribute, hook or kernel is a TypeError naming it, at import.
 
-- `name` ("quando"), `num_actions`, `action_names` (one readable name per action), `state_dtype` (and
-  `state_problems`, the texts of the codes its `check` kernel gives),
+Required:
+- class attributes `name` ("cabo"), `num_actions`, `action_names` (one readable name per action), `state_dtype`,
   `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`, `reward`,
-  `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `setup_keys` (the forced setup `reset` takes,
-  e.g. ("deck", "dealer")), `record_format`, `obs_dim_of(n)`, `state_dim_of(n)`, `seat_info_keys`,
-  `observation_parts` and `state_parts` (quando_env.layout.Parts: the named parts of observe's and state's
-  vectors, with their meanings; users get them per player count as `observation_layout`, `state_layout`).
-  Optionally `action_feature_parts` (Parts of one legal move's feature row, every value in [0, 1]): then
-  `kernels.action_features(states, games, cfg, out)` fills out[i] (num_actions, F, zero on entry) for the
-  player to move in states[games[i]], and users get `action_features()` and `action_feature_layout`.
-- `kernels`: an object with the numba kernels, all over whole batches:
-  `step(states, games, actions, cfg, rewards, flags, masks)` (returns the first game whose step raised
-  F_ERROR, or -1), optionally `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)`
-  (the same, fused: without it `play_random` loops over sample_actions and step),
-  `masks(states, cfg, masks)`, `observe(states, players, cfg, out)` (players[i] < 0: the player to move,
-  seat 0 once over), `state(states, cfg, out)`,
-  `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`), and
-  `check(states, cfg)` -> (g, problem): the first record g the kernels cannot safely run on and the index of
-  its first problem in the game's `state_problems` (SHARED_PROBLEM when shared_fields_ok fails; then an index
-  or count out of range, cards not conserved, a seat outside the game, a phase its fields do not fit), or
-  (-1, -1). `check_states` runs it and adds that a game is live (cur >= 0) exactly when it has a legal
-  action; load_states runs that on records from outside (a game without `check` gets no such check).
-  `parallel_kernels`: step, play_random, observe (and action_features) again, spread over numba's threads
-  (prange); used for batches of PARALLEL_MIN_GAMES or more. Games are independent, so the results are the same.
-  Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
-  `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts), and with move features
-  `action_features_one(s, cfg, out)`.
-- hooks: `_start(idx, setup)` (deal new games, forced setup or random),
-  `render_text(g, seat)`, `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw),
-  `narrator(labels)`, `step_notes(g, before)` (what a step did besides its move, for replays),
-  `round_setup(g)`, `redeal(g, **setup)`, `reshuffle_record(g)`, `force_reshuffle(g, entry)`, `winners(games)`,
-  `sample_states(obs, k, config, seed)` (determinization).
-- `knock_action`: the action that knocks, if the game has one (evaluation counts knocks), else None.
-- `higher_total_wins`: True when the highest final total wins (Help!), False when the lowest does (Quando,
-  Cabo): the direction of points that `winners` follows, which evaluations rank and rate by.
+  `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `record_format`, `observation_parts` and
+  `state_parts` (quando_env.layout.Parts: the named parts of observe's and state's vectors, with their meanings;
+  users get them per player count as `observation_layout`, `state_layout`; their sizes are `obs_dim_of(n)`
+  and `state_dim_of(n)`);
+- `kernels`: a `Kernels` (see there for each kernel's signature): `step`, `masks`, `observe`, `state`, `infos`;
+- hooks `_start(idx, setup)` (deal new games, forced setup or random), `render_text(g, seat)`,
+  `round_setup(g)` and `redeal(g, **setup)` (what records store and replay).
+
+Optional, each with the default `Game` gives:
+- `kernels.play_random` (fused random play; default: a loop over sample_actions and step), `kernels.check`
+  (the record checks of load_states; default: none), `parallel_kernels` (a `Kernels`, or the names to replace:
+  the same kernels spread over numba's threads with prange, used for batches of PARALLEL_MIN_GAMES or more;
+  default: none). Games are independent, so the results are the same either way.
+- `action_feature_parts` (Parts of one legal move's feature row, every value in [0, 1]; default None: no move
+  features); a game that declares them supplies `kernels.action_features(states, games, cfg, out)`, which fills
+  out[i] (num_actions, F, zero on entry) for the player to move in states[games[i]].
+- `state_problems` (the texts of the codes `check` gives, default ()), `setup_keys` (the forced setup `reset`
+  takes, e.g. ("deck", "dealer"); default none), `seat_info_keys` (default ()), `knock_action` (the action that
+  knocks, which evaluations count; default None), `higher_total_wins` (True when the highest final total wins;
+  default False: the lowest, as in Quando and Cabo).
+- hooks `_checked_setup(setup)` (default: taken as given), `move_name(g, a)` (default: action_name),
+  `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw), `narrator(labels)` (terminal
+  play), `step_notes(g, before)` (default: none), `reshuffle_record(g)` / `force_reshuffle(g, entry)` (default:
+  no random events inside a round), `points_bounds`, `game_ends`, `max_decisions`, `winners`: without them the
+  features that need them raise a clear error.
+- `determinizer` (a function `(obs, k, config, seed) -> k state records` consistent with one player's
+  observation, that player as seat 0, e.g. `quando_env.cabo.determinize.draw_states`; default None: no
+  `sample_states`, which checks its arguments and records around it).
+
+Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
+`observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts), and with move features
+`action_features_one(s, cfg, out)`.
 
 Shared pieces a game builds with: `step_starts` / `step_ends` / `episode_ends` (numba, the parts of a
 step every game has), `quando_env.layout.Parts` (a vector's named parts), `Narrator` (the terminal narrator's
@@ -57,14 +59,15 @@ episode is over), `round` (rounds finished in the episode), `total` and `points`
 finished round's points per seat), `shuffles` (in-round reshuffles so far), `rng` (shape (1,): the game's
 stream, see quando_env.rng).
 """
-from dataclasses import fields
+from dataclasses import dataclass, fields
+from types import SimpleNamespace
 
 import numba
 import numpy as np
 from numba import njit
 
 from . import rng, threads
-from .checks import as_bool, as_choice, as_int, as_ints, as_seed, as_seeds, as_slots, need, shown, to_int
+from .checks import as_actions, as_bool, as_choice, as_int, as_ints, as_seed, as_slots, need, seed_list, shown
 
 # Per-step outcome flags, one row per game.
 F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
@@ -229,6 +232,57 @@ def check_episode_options(cfg) -> None:
     option(cfg, "max_steps", as_int, 1, MAX_STEPS)
 
 
+@dataclass(frozen=True)
+class Kernels:
+    """A game's numba kernels, each over a whole batch of state records.
+
+    Required: `step(states, games, actions, cfg, rewards, flags, masks)` (one decision in each listed game;
+    returns the first game whose step raised F_ERROR, or -1), `masks(states, cfg, masks)`,
+    `observe(states, players, cfg, out)` (players[i] < 0: the player to move, seat 0 once over),
+    `state(states, cfg, out)`, `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
+    Optional (None): `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)` (step's
+    random play fused), `check(states, cfg)` -> (g, problem): the first record g the kernels cannot safely run
+    on and the index of its first problem in the game's `state_problems` (SHARED_PROBLEM when
+    shared_fields_ok fails), or (-1, -1); `action_features(states, games, cfg, out)` (with action_feature_parts).
+    """
+
+    step: object
+    masks: object
+    observe: object
+    state: object
+    infos: object
+    play_random: object = None
+    check: object = None
+    action_features: object = None
+
+    @classmethod
+    def of(cls, kernels, owner: str, what: str = "kernels", base=None):
+        """`kernels` (a Kernels, or a namespace or dict of kernels by name) as a Kernels, what it lacks taken from
+        `base` if given; TypeError naming `owner`'s missing or unknown kernels."""
+        given = kernels if isinstance(kernels, dict) else vars(kernels)
+        if base is not None:
+            given = {**vars(base), **{k: v for k, v in given.items() if v is not None}}
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(given) - set(names))
+        missing = [f.name for f in fields(cls) if f.default is not None and given.get(f.name) is None]
+        if unknown or missing:
+            raise TypeError(f"{owner}.{what} " + "; ".join(
+                ([f"lacks the required kernel(s) {missing}"] if missing else [])
+                + ([f"has unknown kernel(s) {unknown}"] if unknown else []))
+                + f" (a game's kernels: {names}; see quando_env.core.Kernels)")
+        return cls(**given)
+
+    def present(self) -> dict:
+        """The kernels given, by name."""
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+
+# What a game class must define itself (Game's own values are placeholders), and the hooks it must override.
+REQUIRED_ATTRIBUTES = ("name", "num_actions", "action_names", "state_dtype", "config_class", "record_format",
+                       "observation_parts", "state_parts", "kernels")
+REQUIRED_HOOKS = ("_start", "render_text", "round_setup", "redeal")
+
+
 class Game:
     """`num_games` independent games of one configuration, stepped together.
 
@@ -237,27 +291,47 @@ class Game:
     starts a new one inside `step`; the step's flags tell what happened.
     """
 
-    name = "game"
-    num_actions = 0
-    action_names: list = []
+    # required (REQUIRED_ATTRIBUTES): these placeholders fail the check at class definition
+    name = None
+    num_actions = None
+    action_names = None
     state_dtype = None
-    state_problems: tuple = ()     # what each problem code of kernels.check means
     config_class = None
+    record_format = None
+    observation_parts = None
+    state_parts = None
+    kernels = None
+    # optional, with their defaults
+    state_problems: tuple = ()     # what each problem code of kernels.check means
     setup_keys: tuple = ()
-    record_format = ""
     seat_info_keys: tuple = ()
     knock_action = None
     higher_total_wins = False
-    kernels = None
     parallel_kernels = None
-    observation_parts = None
-    state_parts = None
     action_feature_parts = None     # a game with legal-move features declares their Parts
+    determinizer = None     # draw_states(obs, k, config, seed) -> k records (sample_states checks around it)
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, abstract: bool = False, **kwargs):
+        """Check a game class as it is defined (abstract=True: a base for games, checked in its subclasses)."""
         super().__init_subclass__(**kwargs)
+        if abstract:
+            return
+        missing = [a for a in REQUIRED_ATTRIBUTES if getattr(cls, a) is None]
+        missing += [h for h in REQUIRED_HOOKS if getattr(cls, h) is getattr(Game, h)]
+        if missing:
+            raise TypeError(f"game class {cls.__name__} does not define {missing} (see quando_env.core)")
+        if len(cls.action_names) != cls.num_actions:
+            raise TypeError(f"game class {cls.__name__} names {len(cls.action_names)} actions, not num_actions "
+                            f"({cls.num_actions})")
+        if "kernels" in cls.__dict__:
+            cls.kernels = Kernels.of(cls.kernels, cls.__name__)
+        if cls.action_feature_parts is not None and cls.kernels.action_features is None:
+            raise TypeError(f"game class {cls.__name__} declares action_feature_parts but its kernels lack "
+                            "action_features")
         if cls.__dict__.get("parallel_kernels") is not None:    # one launch at a time (quando_env.threads)
-            cls.parallel_kernels = threads.serialized(cls.parallel_kernels)
+            given = cls.parallel_kernels if isinstance(cls.parallel_kernels, dict) else vars(cls.parallel_kernels)
+            own = Kernels.of(given, cls.__name__, "parallel_kernels", base=cls.kernels).present()
+            cls.parallel_kernels = Kernels(**vars(threads.serialized(SimpleNamespace(**own))))
 
     def __init__(self, num_games: int = 1, seed: int | None = None, autoreset: bool = True, **config):
         b = as_int(num_games, "num_games", 1, MAX_GAMES)
@@ -284,13 +358,15 @@ class Game:
         self.reset(seed)
 
     # ------------------------------------------------------------------ what a game supplies
-    @staticmethod
-    def obs_dim_of(num_players: int) -> int:
-        raise NotImplementedError
+    @classmethod
+    def obs_dim_of(cls, num_players: int) -> int:
+        """The length of a `num_players`-player observation (the size of observation_parts)."""
+        return cls.observation_parts.size(num_players)
 
-    @staticmethod
-    def state_dim_of(num_players: int) -> int:
-        raise NotImplementedError
+    @classmethod
+    def state_dim_of(cls, num_players: int) -> int:
+        """The length of a `num_players`-player perfect-information state (the size of state_parts)."""
+        return cls.state_parts.size(num_players)
 
     @classmethod
     def observation_layout_of(cls, num_players: int):
@@ -337,11 +413,11 @@ class Game:
         return self.kernels
 
     def _start(self, idx: np.ndarray, setup: dict) -> None:
-        """Start new games in slots idx (their streams are seeded), with the forced setup if given."""
+        """Required: start new games in slots idx (their streams are seeded), with the forced setup if given."""
         raise NotImplementedError
 
     def render_text(self, g: int = 0, seat: int | None = None) -> str:
-        """Game g's table as `seat` sees it (only what it has seen), or everything when seat is None."""
+        """Required: game g's table as `seat` sees it (only what it has seen), or everything when seat is None."""
         raise NotImplementedError
 
     def table_view(self, g: int = 0, seat: int | None = None):
@@ -351,14 +427,14 @@ class Game:
 
     def narrator(self, labels: list):
         """The terminal front end's story teller for seat 0 of game 0 (see quando_env.cli.play)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.name} has no narrator for terminal play")
 
     def round_setup(self, g: int) -> dict:
-        """The current round's setup of game g as JSON-ready keyword arguments (what a record stores)."""
+        """Required: the current round's setup of game g as JSON-ready keyword arguments (what a record stores)."""
         raise NotImplementedError
 
     def redeal(self, g: int, **setup) -> None:
-        """Replace game g's current round's deal by a forced one (replaying a record's later rounds)."""
+        """Required: replace game g's current round's deal by a forced one (replaying a record's later rounds)."""
         raise NotImplementedError
 
     def reshuffle_record(self, g: int) -> dict:
@@ -372,8 +448,21 @@ class Game:
     @classmethod
     def sample_states(cls, obs, num_samples: int, config, seed: int | None = None) -> np.ndarray:
         """Determinization: `num_samples` state records consistent with one player's observation `obs` of a
-        game with `config`, that player as seat 0 (for search agents such as the rollout agent)."""
-        raise NotImplementedError(f"{cls.name} has no determinization")
+        game with `config`, that player as seat 0 (for search agents such as the rollout agent): the game's
+        `determinizer` between the checks of its arguments (sample_args) and of its records (checked_samples)."""
+        if cls.determinizer is None:
+            raise NotImplementedError(f"{cls.name} has no determinization")
+        obs, num_samples, seed = cls.sample_args(obs, num_samples, config, seed)
+        return cls.checked_samples(cls.determinizer(obs, num_samples, config, seed), config)
+
+    @classmethod
+    def sample_worlds(cls, obs, num_samples: int, seed: int | None = None, **config):
+        """A game (no autoreset) of `num_samples` worlds consistent with `obs`, ready to step forward. config:
+        the game's options (num_players, ...); episode defaults to "round"."""
+        config.setdefault("episode", "round")
+        game = cls(num_samples, seed=0, autoreset=False, **config)
+        game.load_states(cls.sample_states(obs, num_samples, game.config, seed))
+        return game
 
     @classmethod
     def return_bounds(cls, config) -> tuple[float, float]:
@@ -420,12 +509,10 @@ class Game:
         if seed is None and games is None:
             seed = rng.new_seed()
         seeds = None
-        if seed is not None:
-            if np.ndim(seed) == 0 and not isinstance(seed, (str, bytes)):
-                seeds = as_seed(seed, count=idx.size) + np.arange(idx.size, dtype=np.int64) if games is None \
-                    else np.full(idx.size, as_seed(seed), np.int64)
-            else:
-                seeds = as_seeds(seed, "seed", idx.size)
+        if seed is not None and games is not None and np.ndim(seed) == 0 and not isinstance(seed, (str, bytes)):
+            seeds = np.full(idx.size, as_seed(seed), np.int64)     # one int for listed games: each gets it
+        elif seed is not None:
+            seeds = np.array(seed_list(seed, idx, allow_none=False), np.int64)
         setup = self._checked_setup({k: v for k, v in setup.items() if v is not None})
         before = self.states[idx], self.masks[idx], self.action_streams[idx]      # copies (fancy indexing)
         if seeds is not None:
@@ -470,7 +557,7 @@ class Game:
         """check_states for a configuration's kernel vector `cfg` (config.kernel_vector)."""
         states = np.ascontiguousarray(states, cls.state_dtype)
         masks = np.zeros((states.shape[0], cls.num_actions), np.uint8)
-        check = getattr(cls.kernels, "check", None)
+        check = cls.kernels.check
         g, problem = check(states, cfg) if check is not None else (-1, -1)
         if g >= 0:
             raise ValueError(f"state record {g} is no state of this {cls.name} game: {cls.state_problems[problem]}")
@@ -582,24 +669,14 @@ class Game:
         return self.rewards.copy() if games is None else self.rewards[idx]
 
     def _checked_actions(self, actions, idx: np.ndarray) -> np.ndarray:
-        """One int64 action per listed game, from integers only: an integer array, or a list of Python ints and
-        numpy integers of any widths (never bools, floats or strings). ValueError otherwise; an integer
-        beyond int64 is named as out of range."""
-        if isinstance(actions, (list, tuple)):
-            values = list(map(to_int, actions))      # numpy would read True as 1 and 19.7 as a float
-            if None in values:
-                raise ValueError(f"actions must be {idx.size} integers (one per game), got {shown(actions)}")
-            out = next((i for i, v in enumerate(values) if not -2**63 <= v < 2**63), None)
-            if out is not None and len(values) == idx.size:
-                raise ValueError(self.illegal_message(int(idx[out]), values[out]))
-            a = np.array(values, np.int64 if out is None else object)
-        else:
-            a = np.asarray(actions)
-        if a.shape != idx.shape or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {idx.size} integers (one per game), got shape {a.shape} "
-                             f"dtype {a.dtype}")
-        if a.dtype.kind == "u" and a.size and a.max() >= 2**63:
-            out = int(np.argmax(a >= 2**63))
+        """One int64 action per listed game, from integers only (checks.as_actions). ValueError otherwise; an
+        integer beyond int64 is named as out of range."""
+        a = as_actions(actions, idx.size)
+        if a is None:
+            got = f"shape {actions.shape} dtype {actions.dtype}" if isinstance(actions, np.ndarray) else shown(actions)
+            raise ValueError(f"actions must be {idx.size} integers (one per game), got {got}")
+        if a.dtype == object:
+            out = next(i for i, v in enumerate(a.tolist()) if not -2**63 <= v < 2**63)
             raise ValueError(self.illegal_message(int(idx[out]), int(a[out])))
         return a.astype(np.int64, copy=False)
 
@@ -609,15 +686,17 @@ class Game:
         if g >= 0:
             raise ValueError(f"game {g}: the forced reshuffle does not hold exactly the discard pile's cards")
 
-    def illegal_message(self, g: int, action: int) -> str:
-        """Why `action` cannot be played in game g, with the legal actions by index and name."""
+    def illegal_message(self, g: int, action: int, with_game: bool = True) -> str:
+        """Why `action` cannot be played in game g, with the legal actions by index and name (without naming the
+        game when not `with_game`: for adapters of one game)."""
         legal = np.flatnonzero(self.masks[g])
         if not 0 <= action < self.num_actions:
             what = f"action {action} is out of range 0..{self.num_actions - 1}"
         else:
             what = f"action {action} ({self.action_name(action)}) is illegal"
         names = ", ".join(f"{x} ({self.action_name(x)})" for x in legal)
-        return f"game {g}, player {int(self.states[g]['cur'])} to move: {what}; legal: {names or 'none (over)'}"
+        where = f"game {g}, " if with_game else ""
+        return f"{where}player {int(self.states[g]['cur'])} to move: {what}; legal: {names or 'none (over)'}"
 
     def sample_actions(self, games=None) -> np.ndarray:
         """(B,) uniformly random legal actions from per-game streams (-1 where a game is over).
@@ -654,7 +733,7 @@ class Game:
         auto = np.ascontiguousarray(auto, bool)
         self.flags[:] = 0
         kernels = self._kernels(idx.size)
-        if hasattr(kernels, "play_random"):
+        if kernels.play_random is not None:
             self.check_error(kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags,
                                                  self.masks, self.action_streams))
             return self.rewards[idx]

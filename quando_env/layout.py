@@ -120,3 +120,12 @@ class Parts:
     def starts(self, num_players: int) -> np.ndarray:
         """Part start indices in layout order (the kernels read them from the config vector)."""
         return self.layout(num_players).starts()
+
+    def indices(self, *names: str) -> tuple[int, ...]:
+        """The positions of the named parts in layout order (the same for every player count): where their
+        starts sit in `starts`, for the kernels' index constants."""
+        order = [part[0] for part in self.declare(2)]
+        unknown = [name for name in names if name not in order]
+        if unknown:
+            raise KeyError(f"{self.game} {self.kind} has no part(s) {unknown}; its parts are {order}")
+        return tuple(order.index(name) for name in names)

@@ -59,7 +59,8 @@ def _other(card, v):
 
 
 class Reshuffle(Exception):
-    """Raised when edition 'oya' would shuffle the discard pile into a new draw pile (R11); the comparison stops there."""
+    """Raised when edition 'oya' would shuffle the discard pile into a new draw pile (R11); the comparison stops
+    there."""
 
 
 # ----------------------------------------------------------------------------- the round
@@ -78,7 +79,8 @@ class RefRound:
 
     def __init__(self, num_players, deck, dealer, edition="kendi", hand_size=None,
                  knock_penalty=5, knock_min_turns=2):
-        """deck: list of 55 [up, down] pairs, index 0 = top (R4). Deals at once (R5) and sets the first decision (R6)."""
+        """deck: list of 55 [up, down] pairs, index 0 = top (R4). Deals at once (R5) and sets the first decision
+        (R6)."""
         if not 2 <= num_players <= 6:
             raise ValueError("R3: 2 to 6 players")
         if edition not in ("kendi", "oya"):

@@ -10,9 +10,10 @@ from agents.cabo import GreedyAgent, HeuristicAgent, search_kit
 from agents.rollout import RolloutAgent
 from quando_env.cabo import VectorGame
 from quando_env.cabo import engine as E
-from quando_env.cabo.cards import JACK, KNOCK, NO_KNOCK, NUM_CARDS, PASS, QUEEN, SNAP, rank
-from quando_env.cabo.determinize import sample_states, sample_worlds
+from quando_env.cabo.cards import JACK, KNOCK, NO_KNOCK, NUM_CARDS, PASS, QUEEN, rank
 from rollout_checks import rollout_plays_legal_moves
+
+sample_states, sample_worlds = VectorGame.sample_states, VectorGame.sample_worlds
 
 K = 6   # worlds per observation
 

@@ -102,7 +102,8 @@ def test_bad_train_options_are_refused_before_anything_is_written(tmp_path, caps
     assert run_label(labels, "--shards", "2") == 0
     model = tmp_path / "model.npz"
     for args, message in [(["--move-hidden", "8"], "two widths"), (["--init", "nowhere.npz"], "argument --init"),
-                          (["--temperature", "-1"], "argument --temperature"), (["--epochs", "0"], "argument --epochs")]:
+                          (["--temperature", "-1"], "argument --temperature"),
+                          (["--epochs", "0"], "argument --epochs")]:
         with pytest.raises(SystemExit) as e:
             main(["train", str(labels), "--out", str(model), *args])
         assert e.value.code == 2 and message in capsys.readouterr().err

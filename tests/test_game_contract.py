@@ -252,3 +252,58 @@ def test_play_random_without_a_fused_kernel_plays_the_same_moves():
         for g in games:
             live = np.flatnonzero(g.current_player >= 0)
             g.step(g.sample_actions(live), games=live)
+
+
+# ---------------------------------------------------------------- the contract is checked at class definition
+def tiny_kernels(**change):
+    """Tiny's kernels as a dict, with `change` (a None removes a kernel)."""
+    return {k: v for k, v in {**TinyGame.kernels.present(), **change}.items() if v is not None}
+
+
+def test_a_game_missing_a_kernel_is_refused_when_its_class_is_defined():
+    with pytest.raises(TypeError, match=r"Broken.kernels lacks the required kernel\(s\) \['state'\]"):
+        class Broken(TinyGame):
+            kernels = tiny_kernels(state=None)
+    with pytest.raises(TypeError, match=r"Broken.kernels has unknown kernel\(s\) \['stpe'\]"):
+        class Broken(TinyGame):     # noqa: F811
+            kernels = tiny_kernels(stpe=tiny_game.step_kernel)
+    with pytest.raises(TypeError, match="declares action_feature_parts but its kernels lack action_features"):
+        class Broken(TinyGame):     # noqa: F811
+            kernels = tiny_kernels(action_features=None)
+
+
+def test_a_game_missing_an_attribute_or_hook_is_refused_and_an_abstract_base_is_not():
+    from quando_env.core import Game
+
+    with pytest.raises(TypeError, match=r"Broken does not define \['record_format', 'redeal'\]"):
+        class Broken(Game):
+            name, num_actions, action_names, state_dtype = "broken", 2, ["a", "b"], tiny_game.STATE_DTYPE
+            config_class, observation_parts, state_parts = tiny_game.TinyConfig, tiny_game.OBSERVATION_PARTS, \
+                tiny_game.STATE_PARTS
+            kernels = TinyGame.kernels
+            _start, render_text, round_setup = TinyGame._start, TinyGame.render_text, TinyGame.round_setup
+    with pytest.raises(TypeError, match="names 2 actions, not num_actions"):
+        class Broken(TinyGame):     # noqa: F811
+            num_actions = 3
+
+    class Base(Game, abstract=True):
+        record_format = "base"
+
+    with pytest.raises(TypeError, match=r"Partial does not define \['name'"):
+        class Partial(Base):
+            pass
+
+
+def test_optional_kernels_and_sizes_have_their_defaults():
+    class Plain(TinyGame):
+        kernels = tiny_kernels(play_random=None, action_features=None)
+        action_feature_parts = None
+        parallel_kernels = {"step": tiny_game.step_kernel}
+
+    assert Plain.kernels.play_random is None and Plain.kernels.check is None
+    assert Plain.obs_dim_of(2) == tiny_game.OBSERVATION_PARTS.size(2) == 15
+    assert Plain.state_dim_of(2) == tiny_game.STATE_PARTS.size(2)
+    assert sorted(Plain.parallel_kernels.present()) == ["infos", "masks", "observe", "state", "step"]
+    g = Plain(2, seed=1, autoreset=False)
+    g.play_random(None, np.ones((2, 2), bool))
+    assert (g.current_player < 0).all() and g.check_states(g.states).shape == (2, 2)

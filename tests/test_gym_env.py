@@ -280,7 +280,8 @@ def test_set_opponents_applies_from_the_next_episode():
 
 
 @pytest.mark.parametrize("kwargs,match", [({"seat": 4}, "seat=4"), ({"seat": "left"}, "seat="),
-                                          ({"opponents": "chess"}, "unknown agent 'chess'"), ({"opponents": []}, "at least one"),
+                                          ({"opponents": "chess"}, "unknown agent 'chess'"),
+                                          ({"opponents": []}, "at least one"),
                                           ({"opponents": 3}, "act"), ({"illegal_action": "ignore"}, "illegal_action"),
                                           ({"num_players": 7}, "2 to 6"),
                                           ({"render_mode": "rgb"}, "render_mode")])

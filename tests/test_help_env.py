@@ -108,8 +108,8 @@ def check_invariants(g, row_max, n):
         assert 0 <= st["cur"] < n
 
 
-@pytest.mark.parametrize("n,opts", [(3, dict(row_max=2)), (4, dict(reshuffle="flip", hand_size=6, row_max=2)), (5, dict(row_max=2)),
-                                    (4, dict(hand_size=3, row_max=2, open_lowest=False))])
+@pytest.mark.parametrize("n,opts", [(3, dict(row_max=2)), (4, dict(reshuffle="flip", hand_size=6, row_max=2)),
+                                    (5, dict(row_max=2)), (4, dict(hand_size=3, row_max=2, open_lowest=False))])
 def test_invariants_under_long_random_play_and_every_episode_ends(n, opts):
     g = VectorGame(32, seed=n, num_players=n, **opts)
     row_max = g.config.row_max

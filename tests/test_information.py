@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from quando_env import VectorGame
-from quando_env.quando.cards import CARD_VALUES, KNOCK, PASS, TAKE_DOWN, TAKE_UP, set_action
-from quando_env.quando.determinize import sample_states
+from quando_env.quando.cards import CARD_VALUES, TAKE_DOWN, TAKE_UP, set_action
 from quando_env.quando.observation import offsets
 from reference import complete_deck
 
+sample_states = VectorGame.sample_states
 LOC_DRAW = 6
 
 

@@ -165,3 +165,11 @@ def test_the_named_observations_page_runs_as_written():
     assert blocks
     for block in blocks:
         exec(compile(block, "docs/observations.md", "exec"), {})
+
+
+def test_index_constants_are_found_by_part_name():
+    from quando_env.quando import observation as O
+
+    assert (O.O_PHASE, O.O_KNOWN) == O.PARTS.indices("phase", "known_cards") == (0, len(O.offsets(4)) - 1)
+    with pytest.raises(KeyError, match=r"no part\(s\) \['nope'\]"):
+        O.PARTS.indices("phase", "nope")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import quando_env
-from agents import check_agent, make_agent
+from agents import make_agent
 from agents.evaluate_cli import main
 from agents.evaluation import play_match
 from agents.plots import ratings_figures, summary_figures

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from quando_env import VectorGame
-from quando_env.quando.cards import CARD_VALUES, KNOCK, PASS, TAKE_DOWN, TAKE_UP, FLIP_UNKNOWN, deck_to_cards, set_action
+from quando_env.quando.cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, PASS, TAKE_DOWN, TAKE_UP, deck_to_cards,
+                                    set_action)
 from quando_env.quando.observation import offsets
-from reference import complete_deck, deck_for_hands
+from reference import complete_deck
 
 
 class Table:
@@ -568,3 +569,18 @@ def test_knock_allowed_flag_in_observation_matches_the_mask():
         act = g.states["phase"] == 0
         assert ((obs[:, a] == 1) == g.legal_action_mask[:, KNOCK])[act].all()
         g.step(g.sample_actions())
+
+
+def test_action_decoding_covers_the_action_table_once():
+    """The action table's ranges (quando.cards' predicates) part its 134 ids, and decoding inverts encoding."""
+    from quando_env.quando import cards as C
+
+    for a in range(C.NUM_ACTIONS):
+        kinds = [C.is_straight(a), C.is_set(a), a in (C.KNOCK, C.PASS, C.TAKE_UP, C.TAKE_DOWN), C.is_flip(a)]
+        assert sum(kinds) == 1, a
+        if C.is_straight(a):
+            assert C.ACTION_NAMES[a] == "straight {}-{}-{}".format(*range(C.straight_low(a), C.straight_low(a) + 3))
+        if C.is_set(a):
+            assert C.set_action(C.set_value(a), C.set_count(a)) == a and 1 <= C.set_count(a) <= C.MAX_SET
+        if C.is_flip(a) and a != C.FLIP_UNKNOWN:
+            assert C.flip_action(C.flip_back(a)) == a and C.ACTION_NAMES[a].endswith(f"back {C.flip_back(a)}")

@@ -1,4 +1,5 @@
-"""python -m agents.training (SB3): heuristic game data for the warm start, the opponent pool, and a tiny end-to-end run."""
+"""python -m agents.training (SB3): heuristic game data for the warm start, the opponent pool, and a tiny end-to-end
+run."""
 import json
 import subprocess
 import sys

@@ -5,7 +5,6 @@ The starter (seat round % 2), then the other seat, chooses KEEP or SWAP (own car
 rest of the deck). The higher card scores 1 point. The game ends when a total reaches `target`.
 """
 from dataclasses import asdict, dataclass
-from types import SimpleNamespace
 
 import numpy as np
 from numba import njit
@@ -13,7 +12,8 @@ from numba import njit
 from quando_env import rng
 from quando_env.adapters.aec import GameAECEnv, wrap
 from quando_env.checks import is_int, need
-from quando_env.core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, check_episode_options, first_error
+from quando_env.core import (F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, Kernels, check_episode_options,
+                             first_error)
 from quando_env.layout import Parts
 from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 
@@ -240,15 +240,12 @@ class TinyGame(Game):
     record_format = "tiny-record/2"
     higher_total_wins = True
     seat_info_keys = ()
-    kernels = SimpleNamespace(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel,
-                              observe=observe_kernel, state=state_kernel, infos=info_kernel,
-                              action_features=action_features_kernel)
+    kernels = Kernels(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel, observe=observe_kernel,
+                      state=state_kernel, infos=info_kernel, action_features=action_features_kernel)
 
     observation_parts = OBSERVATION_PARTS
     state_parts = STATE_PARTS
     action_feature_parts = ACTION_FEATURE_PARTS
-    obs_dim_of = staticmethod(OBSERVATION_PARTS.size)
-    state_dim_of = staticmethod(STATE_PARTS.size)
 
     def _start(self, idx, setup):
         use = "deck" in setup
@@ -257,7 +254,8 @@ class TinyGame(Game):
 
     def render_text(self, g=0, seat=None):
         s = self.states[g]
-        lines = [f"Tiny, round {int(s['round']) + 1}, " + ("omniscient view" if seat is None else f"view of player_{seat}")]
+        view = "omniscient view" if seat is None else f"view of player_{seat}"
+        lines = [f"Tiny, round {int(s['round']) + 1}, {view}"]
         for p in range(2):
             card = int(s["card"][p]) if seat is None or seat == p else "?"
             lines.append(f"player_{p}: card {card}, total {int(s['total'][p])}" + " (swapped)" * int(s["swapped"][p])

@@ -5,7 +5,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..checks import as_seed, is_int, need, shown
+from ..checks import as_seed, is_int, need, seed_list, shown
 from ..registry import game_class
 from .atomic import Snapshot
 from .gym_env import feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations
@@ -58,11 +58,8 @@ class GameVectorEnv(VectorEnv):
         elif not isinstance(mask, np.ndarray) or mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
             raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
         one = as_seed(seed, count=self.num_envs) if is_int(seed) else None
-        if one is not None:
-            seed = [one + i for i in range(self.num_envs)]
-        elif seed is not None:
-            need(isinstance(seed, (list, tuple, np.ndarray)) and len(seed) == self.num_envs, f"seed={shown(seed)}",
-                 f"None, an int (env i gets seed + i), or a list of one per env ({self.num_envs}: a seed or None each)")
+        if seed is not None:
+            seed = seed_list(seed, range(self.num_envs), unit="env")
         idx = np.flatnonzero(mask)
         self.core.reset(seed=None if seed is None else [seed[i] for i in idx], games=idx)
         super().reset(seed=one)

@@ -12,7 +12,7 @@ import inspect
 import numpy as np
 
 from .. import named_agents
-from ..checks import check_plays
+from ..checks import as_actions, check_plays
 
 RANDOM = "random"
 
@@ -66,8 +66,9 @@ def _one(x, game, options: dict):
 
 def checked_actions(opponent, actions, n: int) -> np.ndarray:
     """The opponent's answer as n int64 actions, or a clear error."""
-    a = np.asarray(actions)
-    if a.shape != (n,) or not np.issubdtype(a.dtype, np.integer):
+    a = as_actions(actions, n)
+    if a is None or a.dtype == object:
+        got = np.asarray(actions)
         raise ValueError(f"opponent {opponent!r}: act(obs, masks) on a batch of {n} must return {n} integer "
-                         f"actions, got shape {a.shape} dtype {a.dtype}")
+                         f"actions, got shape {got.shape} dtype {got.dtype}")
     return a.astype(np.int64)

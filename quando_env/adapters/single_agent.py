@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import rng
-from ..checks import as_seed, need, shown, to_int
+from ..checks import as_actions, need, seed_list, shown
 from .atomic import ENGINE, Snapshot, all_or_nothing
 from .opponents import RANDOM, checked_actions, resolve
 
@@ -28,20 +28,9 @@ def integer_actions(actions, k: int, num_actions: int) -> tuple[np.ndarray, np.n
     SB3 and Gymnasium pass; never bools, floats or strings), as (given, a): the values as given (for
     messages) and an int64 array in which values outside 0..num_actions-1 are -1 (illegal). ValueError
     naming the actions otherwise."""
-    if isinstance(actions, np.ndarray) and actions.shape == (k,) and actions.dtype.kind in "iu":
-        given = actions       # the hot path: no conversion, no message
-    else:
-        if isinstance(actions, np.ndarray):
-            items = actions.tolist() if actions.shape == (k,) and actions.dtype == object else None
-        else:
-            items = list(actions) if isinstance(actions, (list, tuple)) and len(actions) == k else None
-        values = None if items is None else list(map(to_int, items))
-        if values is None or None in values:     # (the message only when refusing: this runs on every step)
-            need(False, f"actions={shown(actions)}", f"{k} integers 0..{num_actions - 1} (one per game)")
-        try:
-            given = np.array(values, np.int64)
-        except OverflowError:
-            given = np.array(values, object)
+    given = as_actions(actions, k)
+    if given is None:     # (the message only when refusing: this runs on every step)
+        need(False, f"actions={shown(actions)}", f"{k} integers 0..{num_actions - 1} (one per game)")
     inside = ((given >= 0) & (given < num_actions)).astype(bool)
     a = np.full(k, -1, np.int64)
     a[inside] = given[inside]
@@ -173,14 +162,7 @@ class LearnerGames:
         A game reset without a seed goes on with its own random streams. games: the slots (default all).
         """
         idx = self.game.slots(games)
-        if seed is None or (np.ndim(seed) == 0 and not isinstance(seed, (str, bytes))):
-            seeds = [None] * idx.size if seed is None else \
-                [as_seed(seed, count=idx.size) + i for i in range(idx.size)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != idx.size:
-                raise ValueError(f"got {len(seeds)} seeds for {idx.size} games: give one per game")
-            seeds = [None if x is None else as_seed(x, f"the seed of game {g}") for g, x in zip(idx.tolist(), seeds)]
+        seeds = [None] * idx.size if seed is None else seed_list(seed, idx.tolist())
         given = np.array([x is not None for x in seeds], bool)
         with self.all_or_nothing():
             if not given.all():
@@ -257,8 +239,7 @@ class LearnerGames:
         bad = live & ~ok
         if bad.any() and self.illegal_action == "raise":
             i = int(np.flatnonzero(bad)[0])
-            msg = self.game.illegal_message(int(idx[i]), int(given[i]))
-            raise ValueError(msg.removeprefix("game 0, ") if self.num_games == 1 else msg)
+            raise ValueError(self.game.illegal_message(int(idx[i]), int(given[i]), with_game=self.num_games > 1))
         return idx, a, bad
 
     # ------------------------------------------------------------------ views

@@ -10,7 +10,7 @@ from numba import njit, prange
 
 from ..layout import Parts
 from . import engine as E
-from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK_SWAP, KNOCK, NO_KNOCK, NUM_ACTIONS,
+from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK_SWAP, KNOCK, NUM_ACTIONS,
                     NUM_CARDS, NUM_SLOTS, PASS, PLACE, QUEEN_LOOK, SNAP, TAKE_DISCARD)
 
 KINDS = ("draw_stock", "take_discard", "place", "discard_drawn", "queen_look", "jack_swap", "snap", "pass", "knock",

@@ -39,7 +39,6 @@ from .. import rng
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import CARD_RANKS, JACK, NUM_CARDS, NUM_SLOTS, QUEEN
-from .game import VectorGame
 from .observation import PARTS
 
 _STOCK, _SLOT, _DRAWN = 0, 1, 2      # kinds of unseen places
@@ -222,22 +221,14 @@ def _fill(states, seeds, cards, places, rule, n, peek):
         s.rng[0] = seeds[g] ^ np.uint64(0xD1B54A32D192ED03)
 
 
-def sample_states(obs, num_samples: int, config, seed: int | None = None) -> np.ndarray:
+def draw_states(obs, num_samples: int, config, seed: int | None) -> np.ndarray:
     """`num_samples` Cabo state records consistent with `obs`, an observation of a game with `config` (a
     quando_env.cabo.Config), the observer as seat 0 (see the module docstring). ValueError for an observation
-    of a finished episode or one that is no observation of this player count."""
-    obs, num_samples, seed = VectorGame.sample_args(obs, num_samples, config, seed)
+    of a finished episode or one that is no observation of this player count. The game's `determinizer`:
+    VectorGame.sample_states checks the arguments before and the records after."""
     template, cards, places, rule = _decode(obs, config)
     states = np.repeat(template, num_samples)
     seeds = np.random.SeedSequence(seed).generate_state(num_samples, np.uint64)
     _fill(states, seeds, cards, places, rule, config.num_players, min(config.peek, config.hand_size))
-    return VectorGame.checked_samples(states, config)
+    return states
 
-
-def sample_worlds(obs, num_samples: int, seed: int | None = None, **config):
-    """A VectorGame (no autoreset) of `num_samples` worlds consistent with `obs`, ready to step forward.
-    config: the game's options (num_players, ...); episode defaults to "round"."""
-    config.setdefault("episode", "round")
-    game = VectorGame(num_samples, seed=0, autoreset=False, **config)
-    game.load_states(sample_states(obs, num_samples, game.config, seed))
-    return game

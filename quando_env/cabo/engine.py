@@ -10,8 +10,8 @@ this round (K1-K9); every move is public, so that and the locations are all a pl
 
 A turn is split into the game's events, each one function: `draw_stock` / `take_discard` (R9), `jack_swap`
 (R10), `queen_peek` (R11), `place` (R12), `snap` (R13, R14) and `penalty` (R16), `knock` (R18),
-`end_round` (R22-R26). `_advance` runs what needs no decision: the snap window's order (R13, R15), the end
-of a turn (R19-R21, D10) and the next turn's seat (R8).
+`end_round` (R22-R26); `apply_action` hands a decision to its event. `advance` runs what needs no decision:
+the snap window's order (R13, R15), the end of a turn (R19-R21, D10) and the next turn's seat (R8).
 """
 import numpy as np
 from numba import njit, prange
@@ -38,15 +38,14 @@ PH_KNOCK = 5           # R18: knock or not
 PH_OVER = 6            # the episode ended; no decision
 NUM_PHASES = 7
 
-# Automatic work left after an action, run by _advance.
+# Automatic work left after an action, run by advance.
 T_WINDOW = 0           # ask the next player of the snap window (R13, R15)
 T_AFTER_WINDOW = 1     # the window closed: end of R7's window or of a turn (R18-R21)
 T_NEXT_TURN = 2        # the next turn starts (R8, R19, R20)
 
 # Indices into the int64 config vector the kernels take (then the observation's section starts).
 C_N, C_HAND, C_PEEK, C_FINAL, C_TIE, C_TLIMIT, C_TARGET, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, \
-    C_AUTORESET, C_DEALER = range(12)
-CFG_SIZE = 12
+    C_AUTORESET, C_DEALER, CFG_SIZE = range(13)   # CFG_SIZE: the options' count (the observation's starts follow)
 
 LANDING_TOTALS = (25, 50, 75, 100)   # R25
 
@@ -292,7 +291,7 @@ def start_game(s, cfg, deck, use_deck, dealer):
     s.shuffles = 0
     s.dealer = dealer
     deal(s, cfg, deck, use_deck)
-    _advance(s, T_WINDOW, cfg, np.zeros(n, np.float32), np.zeros(4, np.uint8))
+    advance(s, T_WINDOW, cfg, np.zeros(n, np.float32), np.zeros(4, np.uint8))
 
 
 @njit(cache=True)
@@ -329,7 +328,7 @@ def end_round(s, cfg, rew, flags):
 
 
 @njit(cache=True)
-def _advance(s, todo, cfg, rew, flags):
+def advance(s, todo, cfg, rew, flags):
     """Run the automatic part of the state machine until someone must decide or the episode ends."""
     n = cfg[C_N]
     while True:
@@ -488,7 +487,7 @@ def knock(s, a):
 
 
 @njit(cache=True)
-def _apply(s, a, cfg, rew, flags):
+def apply_action(s, a, cfg, rew, flags):
     """Carry out legal action `a` of the player to move, then advance to the next decision."""
     n = cfg[C_N]
     ph = s.phase
@@ -512,7 +511,7 @@ def _apply(s, a, cfg, rew, flags):
         knock(s, a)
         todo = T_NEXT_TURN
     if todo >= 0:
-        _advance(s, todo, cfg, rew, flags)
+        advance(s, todo, cfg, rew, flags)
 
 
 @njit(cache=True)
@@ -574,7 +573,7 @@ def reset_kernel(states, cfg, games, masks, decks, use_deck, dealers):
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps, autoreset, new mask."""
     if step_starts(s, rew, flg):
-        _apply(s, a, cfg, rew, flg)
+        apply_action(s, a, cfg, rew, flg)
         if step_ends(s, flg, flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
             start_game(s, cfg, s.deck, False, cfg[C_DEALER])
         mask_one(s, cfg, mask)
@@ -605,7 +604,7 @@ def redeal_kernel(states, cfg, games, decks, masks):
     for i in range(games.shape[0]):
         g = games[i]
         deal(states[g], cfg, decks[i], True)
-        _advance(states[g], T_WINDOW, cfg, rew, flg)
+        advance(states[g], T_WINDOW, cfg, rew, flg)
         mask_one(states[g], cfg, masks[g])
 
 

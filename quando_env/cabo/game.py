@@ -1,16 +1,15 @@
 """VectorGame: many Cabo games stepped by one call (the game contract of quando_env.core)."""
-from types import SimpleNamespace
-
 import numpy as np
 
 from ..checks import shown, to_int
-from ..core import Game
+from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from .determinize import draw_states
 from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, SNAP, check_deck,
                     decode_jack)
 from .config import Config
-from .observation import PARTS, obs_dim, observe_kernel, observe_kernel_parallel
+from .observation import PARTS, observe_kernel, observe_kernel_parallel
 from .render import render_text, table_view
 
 
@@ -32,15 +31,14 @@ class VectorGame(Game):
     seat_info_keys = ("hand_total",)
     knock_action = KNOCK
     higher_total_wins = False
-    kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                              infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
-    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
-                                       action_features=AF.action_features_kernel_parallel)
-    obs_dim_of = staticmethod(obs_dim)
-    state_dim_of = staticmethod(E.state_dim)
+    kernels = Kernels(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
+                      infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = dict(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
+                            action_features=AF.action_features_kernel_parallel)
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
+    determinizer = staticmethod(draw_states)
 
     def _checked_setup(self, setup):
         out = {"dealer": self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))}
@@ -89,12 +87,6 @@ class VectorGame(Game):
             raise ValueError(f"the record's dealer is {shown(dealer)}, R24 makes it {int(s['dealer'])}")
         ids = check_deck(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)
-
-    @classmethod
-    def sample_states(cls, obs, num_samples, config, seed=None):
-        from .determinize import sample_states
-
-        return sample_states(obs, num_samples, config, seed)
 
     @classmethod
     def game_ends(cls, totals, config):

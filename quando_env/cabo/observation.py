@@ -57,9 +57,15 @@ PARTS = Parts("cabo", "observation", layout)
 offsets, obs_dim, offset_vector = PARTS.offsets, PARTS.size, PARTS.starts
 
 
-(O_PHASE, O_TOMOVE, O_ACTIVE, O_DECIDER, O_DISCARDER, O_UPWIN, O_DRAWNFROM, O_DRAWN, O_KNOCKED, O_KNOCKER,
- O_FINAL, O_OUT, O_GONE, O_OUTTURN, O_DEALER, O_TURNS, O_TOTALS, O_POINTS, O_ROUND, O_HANDS, O_OCC, O_SLOTS,
- O_SSIZE, O_DSIZE, O_TOP, O_DPILE, O_SKNOWN, O_SEEN) = range(28)
+# Section index constants into offset_vector, found by part name in the layout.
+(O_PHASE, O_TOMOVE, O_ACTIVE, O_DECIDER, O_DISCARDER, O_UPWIN, O_DRAWNFROM, O_DRAWN, O_KNOCKED, O_KNOCKER, O_FINAL,
+ O_OUT, O_GONE, O_OUTTURN, O_DEALER, O_TURNS, O_TOTALS, O_POINTS, O_ROUND, O_HANDS, O_OCC, O_SLOTS, O_SSIZE, O_DSIZE,
+ O_TOP, O_DPILE, O_SKNOWN, O_SEEN) = \
+    PARTS.indices(
+        "phase", "to_move", "active", "decider", "discarder", "upcard_window", "drawn_from", "drawn_card", "knocked",
+        "knocker", "final_turn", "out", "gone_out", "out_turn", "dealer", "turns", "totals", "round_points", "round",
+        "hand_sizes", "occupied", "slots", "stock_size", "discard_size", "discard_top", "discard_pile", "stock_known",
+        "seen")
 
 
 @njit(cache=True)

@@ -110,7 +110,8 @@ def round_summary(before, after, n) -> str:
         cards = " ".join(card_name(int(c)) for c in after["slot"][p] if c >= 0) or "(out)"
         hand = sum(value(int(c)) for c in after["slot"][p] if c >= 0)
         note = "  knocked" + (", doubled" if after["points"][p] > hand else "") if p == knocker else ""
-        lines.append(f"  {_who(p):10} {cards:34} {hand:>4} {int(after['points'][p]):>7} {int(after['total'][p]):>6}{note}")
+        points, total = int(after['points'][p]), int(after['total'][p])
+        lines.append(f"  {_who(p):10} {cards:34} {hand:>4} {points:>7} {total:>6}{note}")
     return "\n".join(lines)
 
 

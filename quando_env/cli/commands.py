@@ -5,7 +5,7 @@ from .. import record as rec
 from ..files import output_target, write_text
 from ..registry import game_module
 from . import argtypes
-from .warmup import notice
+from .first_use import notice
 
 
 def demo(args) -> int:

@@ -23,7 +23,7 @@ from .. import named_agents
 from .. import record as rec
 from ..registry import game_module
 from .argtypes import output_file, rule_options
-from .warmup import notice
+from .first_use import notice
 
 HUMAN = 0
 

@@ -2,10 +2,7 @@
 a busy one), and caches them on disk (`cache=True`:
 beside the sources, or in NUMBA_CACHE_DIR), so later runs load them in about a second.
 `python -m quando_env warmup` pays that cost ahead for every game; `demo` and `play` say so before they
-compile with a cold cache.
-
-Whether the cache is cold is read from numba's cache index of the game's kernels (a private part of numba,
-so when it cannot be read the notice states the expected time instead)."""
+compile with a cold cache (quando_env.cli.first_use)."""
 import sys
 import time
 from types import ModuleType
@@ -17,8 +14,9 @@ from numba.core.dispatcher import Dispatcher
 from ..core import PARALLEL_MIN_GAMES
 from ..registry import game_class, game_module, game_names
 from ..threads import min_parallel_games
+from .first_use import FIRST_USE, cold, notice  # noqa: F401 (cold and notice: also called by these names here)
+from .play import PlayError, make_opponent
 
-FIRST_USE = "30-60 s"    # measured cold: warmup took 47, 27 and 34 s for Quando, Cabo and Help! on the idle machine
 AGENTS = ("greedy", "heuristic", "rollout", "learned")   # every game's own agents, the search, the shipped model
 SEARCHED = 20                                   # decisions the rollout search is asked at
 
@@ -32,24 +30,6 @@ def kernels(prefixes) -> list:
     return list(found.values())
 
 
-def cold(name: str) -> bool | None:
-    """Whether game `name`'s step or observe kernel, which every use of an env compiles, has no usable disk
-    cache (None: numba's cache index is unreadable)."""
-    used = game_class(name).kernels
-    try:
-        return any(not k._cache._cache_file._load_index() for k in (used.step, used.observe))
-    except Exception:       # numba's cache layout is private and may change
-        return None
-
-
-def notice(name: str) -> None:
-    """One line before a command compiles game `name`'s kernels with a cold cache."""
-    state = cold(name)
-    if state is not False:
-        print(f"Compiling the {name} kernels for first use: {FIRST_USE}{'' if state else ' if not cached yet'}, once "
-              "(cached on disk; `python -m quando_env warmup` compiles every game ahead).", flush=True)
-
-
 def _counts(found) -> tuple[int, int]:
     """(signatures loaded from the disk cache, signatures compiled) so far by these dispatchers."""
     return (sum(sum(k.stats.cache_hits.values()) for k in found),
@@ -60,8 +40,6 @@ def _play(name: str) -> None:
     """What the envs and agents run: one game in the AEC env with the agents asked at each decision (the slow
     rollout search only at the first SEARCHED), and a batch of random games (the vector envs' and
     evaluations' kernels)."""
-    from .play import PlayError, make_opponent
-
     env = game_module(name).raw_env()
     env.reset(seed=0)
     try:

@@ -42,7 +42,6 @@ from .. import rng
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import FULL_DECK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_VALUE, NUM_CARDS, NUM_KINDS, ROW_CAP
-from .game import VectorGame
 from .observation import PARTS
 
 
@@ -335,16 +334,16 @@ def _fill(states, seeds, pool, hid, known, limit, order, cls, givable, spec0):
     return -1
 
 
-def sample_states(obs, num_samples: int, config, seed: int | None = None) -> np.ndarray:
+def draw_states(obs, num_samples: int, config, seed: int | None) -> np.ndarray:
     """`num_samples` Help! state records consistent with `obs`, an observation of a game with `config` (a
     quando_env.help.Config), the observer as seat 0 (see the module docstring). ValueError for an observation
-    of a finished episode or one that is no observation of this player count and hand size."""
-    obs, num_samples, seed = VectorGame.sample_args(obs, num_samples, config, seed)
+    of a finished episode or one that is no observation of this player count and hand size. The game's `determinizer`:
+    VectorGame.sample_states checks the arguments before and the records after."""
     template, pool, hid, known, limit, order, cls, givable, spec = _decode(obs, config)
     states = np.repeat(template, num_samples)
     seeds = np.random.SeedSequence(seed).generate_state(num_samples, np.uint64)
     bad = _fill(states, seeds, pool, hid, known, limit, order, cls, givable, spec)
     if bad >= 0:
         raise ValueError("no deal of the unseen cards agrees with the observation: is it a real observation?")
-    return VectorGame.checked_samples(states, config)
+    return states
 

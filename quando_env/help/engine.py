@@ -7,7 +7,8 @@ Cards of one kind are interchangeable (R2), so hands are counts by kind and the 
 deck hold kind indices. A step is split into the game's events, one function each: `play_number` (R10),
 `play_wild` (R11), `switch` (R12), `zap` (R13), `no` (R14), `ask` (R16), `give` (R17), `give_back` (R18),
 the received card's play (R19), `refill` / `reshuffle` (R15, D11), `pass_turn` (R8) and `end_round`
-(R20, R21). Every decision is asked, even with one legal action (D10).
+(R20, R21); `apply_action` hands a decision to its event. Every decision is asked, even with one legal action
+(D10).
 """
 import numpy as np
 from numba import njit, prange
@@ -36,8 +37,7 @@ END_NONE, END_NO_GIFT, END_NO_HELPER = 0, 1, 2     # END_NO_GIFT: R20a (no givab
 
 # Indices into the int64 config vector the kernels take.
 C_N, C_HAND, C_ROWMAX, C_TARGET, C_OPEN_LOWEST, C_SHUFFLE, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, \
-    C_AUTORESET = range(10)
-CFG_SIZE = 10
+    C_AUTORESET, CFG_SIZE = range(11)   # CFG_SIZE: the options' count (the observation's starts follow)
 
 STATE_DTYPE = np.dtype([
     ("hand", np.int8, (MAX_PLAYERS, NUM_KINDS)),   # cards per seat and kind

@@ -1,16 +1,15 @@
 """VectorGame: many Help! games stepped by one call (the game contract of quando_env.core)."""
-from types import SimpleNamespace
-
 import numpy as np
 
 from ..checks import shown
-from ..core import Game
+from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from .determinize import draw_states
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
                     deck_to_kinds, pile_to_kinds)
 from .config import Config
-from .observation import PARTS, obs_dim, observe_kernel, observe_kernel_parallel
+from .observation import PARTS, observe_kernel, observe_kernel_parallel
 
 PHASE_NAMES = {E.PH_OPEN: "open", E.PH_PLAY: "play", E.PH_GIVE: "give", E.PH_BACK: "give_back",
                E.PH_RECV: "play_received", E.PH_OVER: "over"}
@@ -32,18 +31,15 @@ class VectorGame(Game):
     config_class = Config
     setup_keys = ("deck", "starter")
     record_format = "help-record/2"
-    seat_info_keys = ()
-    knock_action = None
     higher_total_wins = True
-    kernels = SimpleNamespace(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                              infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
-    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
-                                       action_features=AF.action_features_kernel_parallel)
-    obs_dim_of = staticmethod(obs_dim)
-    state_dim_of = staticmethod(E.state_dim)
+    kernels = Kernels(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
+                      infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = dict(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
+                            action_features=AF.action_features_kernel_parallel)
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
+    determinizer = staticmethod(draw_states)
 
     def _checked_setup(self, setup):
         out = {"starter": self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1}
@@ -157,12 +153,6 @@ class VectorGame(Game):
         s["shuffle"][g, :] = -1
         s["shuffle"][g, : kinds.size] = kinds
         s["forced"][g] = 1
-
-    @classmethod
-    def sample_states(cls, obs, num_samples, config, seed=None):
-        from .determinize import sample_states
-
-        return sample_states(obs, num_samples, config, seed)
 
     # ------------------------------------------------------------------ Help!'s own views (omniscient)
     def hands(self, g: int) -> list[list[str]]:

@@ -49,8 +49,13 @@ PARTS = Parts("help", "observation", layout)
 offsets, obs_dim, offset_vector = PARTS.offsets, PARTS.size, PARTS.starts
 
 
-(O_PHASE, O_TOMOVE, O_DECIDER, O_ACTIVE, O_DIR, O_OWN, O_HANDS, O_ROW, O_ROWLEN, O_DSIZE, O_DISC, O_XSIZE,
- O_FRESH, O_SPENT, O_ASKER, O_HELPER, O_GIVEN, O_BACK, O_CALLS, O_CALLERS, O_STARTER, O_TOTALS) = range(22)
+# Section index constants into offset_vector, found by part name in the layout.
+(O_PHASE, O_TOMOVE, O_DECIDER, O_ACTIVE, O_DIR, O_OWN, O_HANDS, O_ROW, O_ROWLEN, O_DSIZE, O_DISC, O_XSIZE, O_FRESH,
+ O_SPENT, O_ASKER, O_HELPER, O_GIVEN, O_BACK, O_CALLS, O_CALLERS, O_STARTER, O_TOTALS) = \
+    PARTS.indices(
+        "phase", "to_move", "decider", "active", "direction", "own_hand", "hand_sizes", "row", "row_length",
+        "draw_size", "discard", "discard_size", "no_fresh", "no_spent", "asker", "helper", "given", "given_back",
+        "calls", "callers", "starter", "totals")
 
 
 @njit(cache=True)

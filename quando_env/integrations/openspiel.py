@@ -384,7 +384,7 @@ class OpenSpielState(pyspiel.State):
         game = self.get_game()
         a = int(action)
         if not (0 <= a < engine.num_actions and engine.masks[0, a]):
-            raise ValueError(engine.illegal_message(0, a).replace("game 0, ", ""))
+            raise ValueError(engine.illegal_message(0, a, with_game=False))
         game.action[0] = a
         r = engine.step(game.action, checked=True)[0].tolist()    # per engine seat
         k = self._offset

@@ -12,8 +12,8 @@ from numba import njit, prange
 
 from ..layout import Parts
 from . import engine as E
-from .cards import CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, SET, \
-    TAKE_DOWN, TAKE_UP
+from .cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, TAKE_DOWN, TAKE_UP,
+                    flip_back, is_straight, set_count, set_value, straight_low)
 
 _VAL = CARD_VALUES
 _PAIR = PAIR_TO_CARD
@@ -222,16 +222,17 @@ def write_features(s, cfg, out):
             if not m[a]:
                 continue
             row = out[a]
-            if a < SET:
+            x = straight_low(a)         # (a straight's; for a set, unused)
+            if is_straight(a):
                 row[A_KIND + K_STRAIGHT] = 1.0
-                for v in range(a, a + 3):
+                for v in range(x, x + 3):
                     cnt[v] -= 1
                 k = 3
-                pts = 3 * a + 3
+                pts = 3 * x + 3
             else:
                 row[A_KIND + K_SET] = 1.0
-                v0 = (a - SET) // 10
-                k = (a - SET) % 10 + 1
+                v0 = set_value(a)
+                k = set_count(a)
                 cnt[v0] -= k
                 pts = v0 * k
                 row[A_REMOVED + 2] = 1.0 if k == 3 else 0.0
@@ -240,8 +241,8 @@ def write_features(s, cfg, out):
             _write_hand(cnt, point, False, row)
             if up >= 0:
                 _after_draw(cnt, up, pdown, row)
-            if a < SET:
-                for v in range(a, a + 3):
+            if is_straight(a):
+                for v in range(x, x + 3):
                     cnt[v] += 1
             else:
                 cnt[v0] += k
@@ -288,7 +289,7 @@ def write_features(s, cfg, out):
                 unseen_side(s, p, 0, point)
                 row[A_KIND + K_FLIP_UNSEEN] = 1.0
             else:
-                point[a - FLIP_KNOWN + 1] = 1.0
+                point[flip_back(a)] = 1.0
                 row[A_KIND + K_FLIP_KNOWN] = 1.0
                 row[A_GAIN + 1] = 1.0
             ev = 0.0

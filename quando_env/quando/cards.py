@@ -1,5 +1,6 @@
 """The 55 double-sided cards and the flat action table of the spec (R1, "Actions")."""
 import numpy as np
+from numba.extending import register_jitable
 
 from ..checks import as_int, as_list, shown, to_int
 
@@ -27,23 +28,77 @@ FLIP_UNKNOWN = 123
 FLIP_KNOWN = 124      # 124 + (b-1): flip the front-0 card whose known back is b
 
 
-def set_action(value: int, count: int) -> int:
+MAX_SET = 10          # a set holds 1..10 cards; SET's rows hold MAX_SET actions per front value
+assert SET + NUM_VALUES * MAX_SET == KNOCK and FLIP_KNOWN + MAX_VALUE == NUM_ACTIONS
+
+
+# What an action id means, in one place (plain Python and inside numba kernels alike).
+@register_jitable
+def is_straight(a):
+    """A (R7): a straight x, x+1, x+2."""
+    return STRAIGHT <= a < SET
+
+
+@register_jitable
+def is_set(a):
+    """B (R7): k cards of one front value."""
+    return SET <= a < KNOCK
+
+
+@register_jitable
+def is_flip(a):
+    """A penalised seat's choice of the front 0 to flip (R12, D5)."""
+    return FLIP_UNKNOWN <= a < NUM_ACTIONS
+
+
+@register_jitable
+def straight_low(a):
+    """The lowest number x of straight action a."""
+    return a - STRAIGHT
+
+
+@register_jitable
+def set_value(a):
+    """The front value v of set action a."""
+    return (a - SET) // MAX_SET
+
+
+@register_jitable
+def set_count(a):
+    """How many cards k set action a discards (1..MAX_SET)."""
+    return (a - SET) % MAX_SET + 1
+
+
+@register_jitable
+def flip_back(a):
+    """The known back b of the front-0 card that flip action a >= FLIP_KNOWN turns."""
+    return a - FLIP_KNOWN + 1
+
+
+@register_jitable
+def flip_action(back):
+    """Index of the action 'flip the front-0 card whose known back is `back`' (1..10)."""
+    return FLIP_KNOWN + back - 1
+
+
+@register_jitable
+def set_action(value, count):
     """Index of the action 'discard `count` cards showing `value`'."""
-    return SET + 10 * value + (count - 1)
+    return SET + MAX_SET * value + (count - 1)
 
 
 def action_name(a: int) -> str:
     """A short readable name of action `a`, e.g. 'straight 3-4-5', 'three 7s', 'take the hidden side'."""
     a = as_int(a, "action", 0, NUM_ACTIONS - 1)
-    if a < SET:
-        return f"straight {a}-{a + 1}-{a + 2}"
-    if a < KNOCK:
-        v, k = divmod(a - SET, 10)
-        k += 1
+    if is_straight(a):
+        x = straight_low(a)
+        return f"straight {x}-{x + 1}-{x + 2}"
+    if is_set(a):
+        v, k = set_value(a), set_count(a)
         words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
         return f"{words[k - 1]} {v}" + ("s" if k > 1 else "")
     return {KNOCK: "knock", PASS: "pass", TAKE_UP: "take the visible side", TAKE_DOWN: "take the hidden side",
-            FLIP_UNKNOWN: "flip a 0 with unknown back"}.get(a, f"flip the 0 with back {a - FLIP_KNOWN + 1}")
+            FLIP_UNKNOWN: "flip a 0 with unknown back"}.get(a, f"flip the 0 with back {flip_back(a)}")
 
 
 ACTION_NAMES = [action_name(a) for a in range(NUM_ACTIONS)]

@@ -16,7 +16,6 @@ from .. import rng
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS, PAIR_TO_CARD
-from .game import VectorGame
 from .observation import offsets
 
 _VAL = CARD_VALUES
@@ -239,23 +238,15 @@ def _sample_kernel(slots, scal, turns, totals, n, states, seeds):
     return True
 
 
-def sample_states(obs, num_samples: int, config, seed: int | None = None) -> np.ndarray:
+def draw_states(obs, num_samples: int, config, seed: int | None) -> np.ndarray:
     """`num_samples` state records consistent with `obs`, an observation of a game with `config`
-    (a quando_env.Config); the observer is seat 0 in every sample."""
-    obs, num_samples, seed = VectorGame.sample_args(obs, num_samples, config, seed)
+    (a quando_env.Config); the observer is seat 0 in every sample. The game's `determinizer`:
+    VectorGame.sample_states checks the arguments before and the records after."""
     n = config.num_players
     scal, turns, totals, slots = _decode(obs, n, config.target_score, seed)
     states = np.zeros(num_samples, E.STATE_DTYPE)
     seeds = np.random.SeedSequence(seed).generate_state(num_samples, np.uint64)
     if not _sample_kernel(slots, scal, turns, totals, n, states, seeds):
         raise ValueError("no consistent deal found for this observation")
-    return VectorGame.checked_samples(states, config)
+    return states
 
-
-def sample_worlds(obs, num_samples: int, seed: int | None = None, **config):
-    """A VectorGame (no autoreset) of `num_samples` worlds consistent with `obs`, ready to step forward.
-    config: the game's options (num_players, edition, ...); episode defaults to "round"."""
-    config.setdefault("episode", "round")
-    game = VectorGame(num_samples, seed=0, autoreset=False, **config)
-    game.load_states(sample_states(obs, num_samples, game.config, seed))
-    return game

@@ -7,6 +7,11 @@ Rule ids (R*, D*, K*) refer to RULES.md beside this file.
 Card sides are indexed 0 (the low number) and 1 (the high number). `face[c]` is the side of card c that
 faces its holder (in a hand) or faces up (on a pile); `seen[p, c]` has bit 1<<side set once player p has
 seen that side (K1-K4). Everything a player observes is derived from `seen` and public positions.
+
+A turn is split into the game's events, each one function: `straight` / `play_set` (R10) and `turn_played`
+(R11, R15), `knock` (R15), `draw` (R9), `flip_zero` (R12, D5); `apply_action` hands a decision to its event.
+`advance` then runs what needs no decision, an event at a time: `turn_draw` (R9, D2), `after_turn_draw` (R13,
+R14, R15o), `penalty_next` (R12), `end_turn` (R16), and `_end_round` (R17-R19).
 """
 import numpy as np
 from numba import njit, prange
@@ -15,8 +20,9 @@ from .. import rng
 from ..layout import Parts
 from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, SHARED_PROBLEM, Problems,
                     episode_ends, first_error, shared_fields_ok, step_ends, step_starts)
-from .cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, NUM_CARDS, PAIR_TO_CARD, PASS, SET,
-                    TAKE_DOWN, TAKE_UP)
+from .cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, MAX_SET, NUM_CARDS, NUM_VALUES, PAIR_TO_CARD, PASS,
+                    SET, STRAIGHT, TAKE_DOWN, TAKE_UP, flip_action, flip_back, is_set, is_straight, set_action,
+                    set_count, set_value, straight_low)
 
 # Card locations: a seat number 0..5, or one of the piles.
 LOC_DRAW = 6
@@ -29,7 +35,8 @@ PH_FLIP = 2     # a penalised player holding a front 0: which 0 to flip (R12, D5
 PH_KNOCK = 3    # edition oya, after the active player's draw: knock or not (R15o)
 PH_OVER = 4     # the episode ended; no decision
 
-# Work left to do after an action, run by _advance until a decision is reached.
+# Work left to do after an action, run by advance until a decision is reached (T_DECIDE).
+T_DECIDE = -1
 T_TURN_DRAW = 0
 T_AFTER_TURN_DRAW = 1
 T_PENALTY_START = 2
@@ -38,8 +45,7 @@ T_END_TURN = 4
 
 # Indices into the int64 config vector the kernels take.
 C_N, C_OYA, C_HAND, C_PENALTY, C_KMIN, C_TARGET, C_ROUND_EPISODE, C_MAX_STEPS, C_WIN_REWARD, C_AUTORESET, \
-    C_DEALER = range(11)
-CFG_SIZE = 11
+    C_DEALER, CFG_SIZE = range(12)   # CFG_SIZE: the options' count (the observation's starts follow)
 
 MAX_TURNS = 2**15 - 1     # a seat's A/B turns in a round, as the int16 `turns` holds them (the count stops there)
 
@@ -173,19 +179,6 @@ def _refill(s, n, oya):
     s.ndisc = 0
     _reveal_top(s, n)
     return False
-
-
-@njit(cache=True)
-def _draw(s, p, take_down, n, oya):
-    """R9: p takes the top card, choosing which side becomes the front."""
-    s.ndraw -= 1
-    c = s.draw[s.ndraw]
-    if take_down:
-        s.face[c] = 1 - s.face[c]
-    _into_hand(s, c, p, n)
-    err = _refill(s, n, oya)
-    _reveal_top(s, n)
-    return err
 
 
 @njit(cache=True)
@@ -349,114 +342,183 @@ def _end_round(s, cfg, rew, flags):
     return over
 
 
+# ---------------------------------------------------------------- the game's events
+# apply_action hands each decision to the event it is; advance then runs the automatic part of the turn,
+# each piece of it (the `T_*` codes) an event that returns the next piece, or T_DECIDE when a seat must decide.
+# The events are inlined into the step (inline="always"): as calls they cost about 5% of random play's speed.
+@njit(cache=True, inline="always")
+def straight(s, p, x, n):
+    """A (R10): a straight, placed x, x+1, x+2."""
+    for v in range(x, x + 3):
+        _discard(s, _pick(s, p, v), p, n)
+    s.triplet = 0
+
+
+@njit(cache=True, inline="always")
+def play_set(s, p, v, k, n):
+    """B (R10): k cards showing v, placed in D4 order; exactly three make a triplet (R12)."""
+    for _ in range(k):
+        _discard(s, _pick(s, p, v), p, n)
+    s.triplet = 1 if k == 3 else 0
+
+
+@njit(cache=True, inline="always")
+def turn_played(s, p, n, oya):
+    """After A or B: the seat's A/B turn counts (R15), and a discard onto an empty table becomes the draw pile at
+    once (R11). True when a forced reshuffle does not fit (F_ERROR)."""
+    if s.turns[p] < MAX_TURNS:     # saturates: int16, and knock_min_turns <= MAX_TURNS
+        s.turns[p] += 1
+    return _refill(s, n, oya)
+
+
+@njit(cache=True, inline="always")
+def knock(s, p):
+    """K (R15, R15o): p knocks."""
+    s.knocker = p
+
+
 @njit(cache=True)
-def _advance(s, todo, cfg, rew, flags):
+def draw(s, p, take_down, n, oya):
+    """R9: p takes the top card, choosing which side becomes the front."""
+    s.ndraw -= 1
+    c = s.draw[s.ndraw]
+    if take_down:
+        s.face[c] = 1 - s.face[c]
+    _into_hand(s, c, p, n)
+    err = _refill(s, n, oya)
+    _reveal_top(s, n)
+    return err
+
+
+
+@njit(cache=True, inline="always")
+def flip_zero(s, p, a, n):
+    """R12, D5: the penalised p flips a front 0 (the earliest acquired of those with an unknown back, or the one
+    whose known back the action names); everyone sees both sides."""
+    pick = -1
+    if a == FLIP_UNKNOWN:
+        for c in range(NUM_CARDS):
+            if s.loc[c] == p and _VAL[c, s.face[c]] == 0 and not (s.seen[p, c] >> (1 - s.face[c])) & 1:
+                if pick < 0 or s.acq[c] < s.acq[pick]:
+                    pick = c
+    else:
+        pick = _PAIR[0, flip_back(a)]
+    s.face[pick] = 1 - s.face[pick]
+    for q in range(n):
+        s.seen[q, pick] = 3
+
+
+@njit(cache=True, inline="always")
+def turn_draw(s):
+    """The active player draws (R9); D2: with nothing to draw, go on as if drawn."""
+    if s.ndraw == 0:
+        return T_AFTER_TURN_DRAW
+    s.phase = PH_DRAW
+    s.cur = s.active
+    s.drawctx = 0
+    return T_DECIDE
+
+
+@njit(cache=True, inline="always")
+def after_turn_draw(s, cfg, rew, flags, oya):
+    """R14, R13: only zeros ends the round (and cancels a pending penalty); oya: the knock decision (R15o);
+    kendi: a triplet's penalties (R12)."""
+    if _only_zeros(s, s.active):
+        _end_round(s, cfg, rew, flags)
+        return T_DECIDE
+    if oya:
+        if s.knocker < 0:
+            s.phase = PH_KNOCK
+            s.cur = s.active
+            return T_DECIDE
+        return T_END_TURN
+    return T_PENALTY_START if s.triplet == 1 else T_END_TURN
+
+
+@njit(cache=True, inline="always")
+def penalty_next(s, n, oya):
+    """R12: the next penalised seat flips a front 0 or draws (D2: nothing to draw, none); after the last, the
+    turn ends (kendi) or the active player draws (R12o)."""
+    while s.pen_left > 0:
+        p = _penalty_next(s, n)
+        if _has_front_zero(s, p):
+            s.phase = PH_FLIP
+            s.cur = p
+            return T_DECIDE
+        if s.ndraw > 0:
+            s.phase = PH_DRAW
+            s.cur = p
+            s.drawctx = 1
+            return T_DECIDE
+    return T_TURN_DRAW if oya else T_END_TURN
+
+
+@njit(cache=True, inline="always")
+def end_turn(s, cfg, rew, flags):
+    """R16: the turn passes clockwise; back at the knocker the round ends."""
+    nxt = (s.active + 1) % cfg[C_N]
+    if s.knocker >= 0 and nxt == s.knocker:
+        _end_round(s, cfg, rew, flags)
+        return T_DECIDE
+    s.active = nxt
+    s.cur = nxt
+    s.phase = PH_ACT
+    s.triplet = 0
+    return T_DECIDE
+
+
+@njit(cache=True, inline="always")
+def advance(s, todo, cfg, rew, flags):
     """Run the automatic part of the state machine until someone must decide or the round ends."""
     n = cfg[C_N]
     oya = cfg[C_OYA] == 1
-    while True:
+    while todo != T_DECIDE:
         if todo == T_TURN_DRAW:
-            if s.ndraw == 0:          # D2: nothing to draw, go on as if drawn
-                todo = T_AFTER_TURN_DRAW
-                continue
-            s.phase = PH_DRAW
-            s.cur = s.active
-            s.drawctx = 0
-            return
+            todo = turn_draw(s)
         elif todo == T_AFTER_TURN_DRAW:
-            if _only_zeros(s, s.active):      # R14, R13: ends the round, cancels a pending penalty
-                _end_round(s, cfg, rew, flags)
-                return
-            if oya:
-                if s.knocker < 0:             # R15o
-                    s.phase = PH_KNOCK
-                    s.cur = s.active
-                    return
-                todo = T_END_TURN
-            else:
-                todo = T_PENALTY_START if s.triplet == 1 else T_END_TURN
+            todo = after_turn_draw(s, cfg, rew, flags, oya)
         elif todo == T_PENALTY_START:
             _penalty_start(s, n)
             todo = T_PENALTY_NEXT
         elif todo == T_PENALTY_NEXT:
-            if s.pen_left == 0:
-                todo = T_TURN_DRAW if oya else T_END_TURN   # R12o: in oya the active player draws now
-                continue
-            p = _penalty_next(s, n)
-            if _has_front_zero(s, p):
-                s.phase = PH_FLIP
-                s.cur = p
-                return
-            if s.ndraw == 0:          # D2
-                continue
-            s.phase = PH_DRAW
-            s.cur = p
-            s.drawctx = 1
-            return
-        else:  # T_END_TURN, R16
-            nxt = (s.active + 1) % n
-            if s.knocker >= 0 and nxt == s.knocker:
-                _end_round(s, cfg, rew, flags)
-                return
-            s.active = nxt
-            s.cur = nxt
-            s.phase = PH_ACT
-            s.triplet = 0
-            return
+            todo = penalty_next(s, n, oya)
+        else:
+            todo = end_turn(s, cfg, rew, flags)
 
 
 @njit(cache=True)
-def _apply(s, a, cfg, rew, flags):
-    """Carry out a legal action `a` of the player to move, then advance to the next decision."""
+def apply_action(s, a, cfg, rew, flags):
+    """Carry out legal action `a` of the player to move, then advance to the next decision."""
     n = cfg[C_N]
     oya = cfg[C_OYA] == 1
     ph = s.phase
     p = s.cur
     err = False
     if ph == PH_ACT:
-        if a < KNOCK:
-            if a < SET:         # A: straight, placed x, x+1, x+2 (R10)
-                for v in range(a, a + 3):
-                    _discard(s, _pick(s, p, v), p, n)
-                s.triplet = 0
-            else:               # B: set of k cards showing v, placed in D4 order
-                v = (a - SET) // 10
-                k = (a - SET) % 10 + 1
-                for _ in range(k):
-                    _discard(s, _pick(s, p, v), p, n)
-                s.triplet = 1 if k == 3 else 0
-            if s.turns[p] < MAX_TURNS:     # saturates: int16, and knock_min_turns <= MAX_TURNS
-                s.turns[p] += 1
-            err = _refill(s, n, oya)   # a discard onto an empty table becomes the draw pile at once
+        if is_straight(a) or is_set(a):
+            if is_straight(a):
+                straight(s, p, straight_low(a), n)
+            else:
+                play_set(s, p, set_value(a), set_count(a), n)
+            err = turn_played(s, p, n, oya)
             todo = T_PENALTY_START if (oya and s.triplet == 1) else T_TURN_DRAW
-        elif a == KNOCK:        # K (R15)
-            s.knocker = p
-            todo = T_END_TURN
-        else:                   # P (R16)
+        else:                   # K (R15) or P (R16)
+            if a == KNOCK:
+                knock(s, p)
             todo = T_END_TURN
     elif ph == PH_DRAW:
-        err = _draw(s, p, a == TAKE_DOWN, n, oya)
+        err = draw(s, p, a == TAKE_DOWN, n, oya)
         todo = T_AFTER_TURN_DRAW if s.drawctx == 0 else T_PENALTY_NEXT
-    elif ph == PH_FLIP:         # R12, D5
-        pick = -1
-        if a == FLIP_UNKNOWN:
-            for c in range(NUM_CARDS):
-                if s.loc[c] == p and _VAL[c, s.face[c]] == 0 and not (s.seen[p, c] >> (1 - s.face[c])) & 1:
-                    if pick < 0 or s.acq[c] < s.acq[pick]:
-                        pick = c
-        else:
-            pick = _PAIR[0, a - FLIP_KNOWN + 1]
-        s.face[pick] = 1 - s.face[pick]
-        for q in range(n):
-            s.seen[q, pick] = 3
+    elif ph == PH_FLIP:
+        flip_zero(s, p, a, n)
         todo = T_PENALTY_NEXT
     else:                       # PH_KNOCK (R15o)
         if a == KNOCK:
-            s.knocker = p
+            knock(s, p)
         todo = T_END_TURN
     if err:
         flags[F_ERROR] = 1
-    _advance(s, todo, cfg, rew, flags)
+    advance(s, todo, cfg, rew, flags)
 
 
 @njit(cache=True)
@@ -466,16 +528,17 @@ def mask_one(s, cfg, m):
     ph = s.phase
     p = s.cur
     if ph == PH_ACT:
-        cnt = np.zeros(11, np.int64)
+        cnt = np.zeros(NUM_VALUES, np.int64)
         for c in range(NUM_CARDS):
             if s.loc[c] == p:
                 cnt[_VAL[c, s.face[c]]] += 1
-        for x in range(SET):
+        for a in range(STRAIGHT, SET):
+            x = straight_low(a)
             if cnt[x] > 0 and cnt[x + 1] > 0 and cnt[x + 2] > 0:
-                m[x] = 1
-        for v in range(11):
-            for k in range(min(cnt[v], 10)):
-                m[SET + 10 * v + k] = 1
+                m[a] = 1
+        for v in range(NUM_VALUES):
+            for k in range(1, min(cnt[v], MAX_SET) + 1):
+                m[set_action(v, k)] = 1
         if s.knocker >= 0:
             m[PASS] = 1
         elif knock_open(s, cfg):
@@ -488,7 +551,7 @@ def mask_one(s, cfg, m):
             if s.loc[c] == p and _VAL[c, s.face[c]] == 0:
                 back = 1 - s.face[c]
                 if (s.seen[p, c] >> back) & 1:
-                    m[FLIP_KNOWN - 1 + _VAL[c, back]] = 1
+                    m[flip_action(_VAL[c, back])] = 1
                 else:
                     m[FLIP_UNKNOWN] = 1
     elif ph == PH_KNOCK:
@@ -510,7 +573,7 @@ def reset_kernel(states, cfg, games, masks, decks, deck_ups, use_deck, dealers):
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps (D6), autoreset, new mask."""
     if step_starts(s, rew, flg):
-        _apply(s, a, cfg, rew, flg)
+        apply_action(s, a, cfg, rew, flg)
         if step_ends(s, flg, flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
             _start_game(s, cfg, s.deck, s.deck_up, False, cfg[C_DEALER])
         mask_one(s, cfg, mask)

@@ -1,16 +1,15 @@
 """VectorGame: many Quando games stepped by one call (the game contract of quando_env.core)."""
-from types import SimpleNamespace
-
 import numpy as np
 
 from ..checks import shown, to_int
-from ..core import Game
+from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from .determinize import draw_states
 from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, card_pairs,
                     deck_to_cards)
 from .config import Config
-from .observation import PARTS, obs_dim, observe_kernel, observe_kernel_parallel
+from .observation import PARTS, observe_kernel, observe_kernel_parallel
 from .render import render_text, table_view
 
 
@@ -32,17 +31,16 @@ class VectorGame(Game):
     seat_info_keys = ("hand_sum",)
     knock_action = KNOCK
     higher_total_wins = False
-    kernels = SimpleNamespace(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
-                              observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel,
-                              check=E.check_kernel, action_features=AF.action_features_kernel)
-    parallel_kernels = SimpleNamespace(step=E.step_kernel_parallel, play_random=E.play_random_kernel_parallel,
-                                       observe=observe_kernel_parallel,
-                                       action_features=AF.action_features_kernel_parallel)
-    obs_dim_of = staticmethod(obs_dim)
-    state_dim_of = staticmethod(E.state_dim)
+    kernels = Kernels(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
+                      observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel,
+                      check=E.check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = dict(step=E.step_kernel_parallel, play_random=E.play_random_kernel_parallel,
+                            observe=observe_kernel_parallel,
+                            action_features=AF.action_features_kernel_parallel)
     observation_parts = PARTS
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
+    determinizer = staticmethod(draw_states)
 
     def _checked_setup(self, setup):
         out = {}
@@ -109,12 +107,6 @@ class VectorGame(Game):
         s["forced"][g] = 1
 
     @classmethod
-    def sample_states(cls, obs, num_samples, config, seed=None):
-        from .determinize import sample_states
-
-        return sample_states(obs, num_samples, config, seed)
-
-    @classmethod
     def game_ends(cls, totals, config):
         """R19: a total over the target ends the game; one at the target too in kendi (oya: only above)."""
         t = np.asarray(totals)
@@ -161,7 +153,8 @@ def _reshuffle_cards(entry):
     if not (isinstance(pile, (list, tuple)) and 1 <= len(pile) <= NUM_CARDS):
         raise ValueError(f"the pile must be a list of 1..{NUM_CARDS} [up, down] pairs, got {shown(pile)}")
     for j, p in enumerate(pile):
-        if not (isinstance(p, (list, tuple)) and len(p) == 2 and all(to_int(x) is not None and 0 <= to_int(x) <= 10 for x in p)
+        if not (isinstance(p, (list, tuple)) and len(p) == 2
+                and all(to_int(x) is not None and 0 <= to_int(x) <= 10 for x in p)
                 and p[0] != p[1]):
             raise ValueError(f"card {j} is {shown(p)}")
     pairs = [(to_int(u), to_int(d)) for u, d in pile]

@@ -52,9 +52,13 @@ PARTS = Parts("quando", "observation", layout)
 offsets, obs_dim, offset_vector = PARTS.offsets, PARTS.size, PARTS.starts
 
 
-# Section index constants into offset_vector (same order as layout()).
-(O_PHASE, O_TOMOVE, O_ACTIVE, O_DECIDER, O_PENALTY, O_TRIPLET, O_KALLOWED, O_KNOCKED, O_KNOCKER, O_DEALER, O_TURNS, O_TOTALS,
- O_ROUND, O_HANDS, O_OWN, O_OPP, O_DSIZE, O_XSIZE, O_TOP, O_DRAWPILE, O_DISCPILE, O_UNSEEN, O_KNOWN) = range(23)
+# Section index constants into offset_vector, found by part name in the layout.
+(O_PHASE, O_TOMOVE, O_ACTIVE, O_DECIDER, O_PENALTY, O_TRIPLET, O_KALLOWED, O_KNOCKED, O_KNOCKER, O_DEALER, O_TURNS,
+ O_TOTALS, O_ROUND, O_HANDS, O_OWN, O_OPP, O_DSIZE, O_XSIZE, O_TOP, O_DRAWPILE, O_DISCPILE, O_UNSEEN, O_KNOWN) = \
+    PARTS.indices(
+        "phase", "to_move", "active", "decider", "penalty", "triplet", "knock_allowed", "knocked", "knocker", "dealer",
+        "turns", "totals", "round", "hand_sizes", "own_hand", "opponents", "draw_size", "discard_size", "draw_top",
+        "draw_pile", "discard_pile", "unseen", "known_cards")
 
 
 @njit(cache=True)

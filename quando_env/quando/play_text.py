@@ -8,7 +8,8 @@ import numpy as np
 
 from ..core import Narrator as BaseNarrator, make_config
 from . import engine as E
-from .cards import CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PASS, SET, TAKE_DOWN, TAKE_UP, action_name
+from .cards import (CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PASS, TAKE_DOWN, TAKE_UP, action_name, is_set,
+                    is_straight, set_count)
 from .config import Config
 
 HUMAN = 0
@@ -163,8 +164,8 @@ def describe(before, after, a: int) -> tuple[str, str]:
     if phase == E.PH_ACT:
         if a == PASS:
             return "pass", _s(p, "pass")
-        text = f"{_s(p, 'discard')} {'the ' if a < SET else ''}{action_name(a)}"
-        if a >= SET and (a - SET) % 10 == 2:
+        text = f"{_s(p, 'discard')} {'the ' if is_straight(a) else ''}{action_name(a)}"
+        if is_set(a) and set_count(a) == 3:
             text += " (a triplet: every other player must flip a 0 or draw)"
         return "discard", text
     if phase == E.PH_DRAW:

@@ -13,6 +13,7 @@ from html import escape
 
 from ..adapters import record as rec
 from ..core import make_config
+from .assets import static_text
 from .svg import svg
 
 PROVEN = "proven: every round's result and digest match the record's proof"
@@ -62,8 +63,6 @@ def replay_html(record: dict) -> str:
 def html_page(data: dict) -> str:
     """The page of a replay's data (replay_data): its script, style and data inline, and a
     Content-Security-Policy that allows no network."""
-    from .server import static_text
-
     inline = json.dumps(data).replace("<", "\\u003c")
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "

@@ -12,13 +12,13 @@ import sys
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib.resources import files
 from urllib.parse import parse_qs, urlsplit
 
 from ..adapters import record as rec
 from ..cli.argtypes import rule_options
 from ..cli.play import PlayError
 from .replay_page import replay_data
+from .assets import static_text
 from .session import MoveError
 
 MAX_BODY = 4096                    # a move or a new game: a few bytes of JSON
@@ -29,11 +29,6 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 LOOPBACK = ("127.0.0.1", "localhost")
 ENDPOINTS = ("/api/state", "/api/move", "/api/new", "/api/replay")
-
-
-def static_text(name: str) -> str:
-    """A page file shipped in the package (quando_env/web/static)."""
-    return files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
 
 class Refused(Exception):
@@ -173,7 +168,7 @@ class Server(ThreadingHTTPServer):
 def serve(args) -> int:
     """Run the server until Ctrl-C (the options were checked by the command line)."""
     from ..cli.play import _opponent_names
-    from ..cli.warmup import notice
+    from ..cli.first_use import notice
     from .session import Session
 
     n = int(args.players)

@@ -2,13 +2,13 @@
 (`TableView._repr_svg_`) all show tables through this one function.
 
 The layout is that of quando_env.picture (seats on the left, piles and the row on the right, the status
-below), on a fixed 960x640 canvas. Every text comes from the view and is escaped; colours are presentation
-attributes (no style attributes or scripts), so the SVG works under a strict Content-Security-Policy.
+below), on the same fixed 960x640 canvas in the same colours (quando_env.table_style). Every text comes from
+the view and is escaped; colours are presentation attributes (no style attributes or scripts), so the SVG
+works under a strict Content-Security-Policy.
 """
 from html import escape
 
-from .. import picture as P
-from ..tableview import TableView
+from .. import table_style as P
 
 W, H = P.FRAME_WIDTH, P.FRAME_HEIGHT
 CHAR = 0.52          # a character's mean width, in font sizes, for cutting lines to fit (no font metrics here)
@@ -41,9 +41,9 @@ def _text(out, text, x, y, size, color, width, anchor="start", weight="") -> Non
                    + (f' font-weight="{weight}"' if weight else "") + f">{escape(_cut(text, size, width))}</text>")
 
 
-def svg(view: TableView) -> str:
-    """The SVG picture of `view` (one <svg> element, 960x640, scaling to its container's width)."""
-    if not isinstance(view, TableView):
+def svg(view) -> str:
+    """The SVG picture of `view`, a TableView (one <svg> element, 960x640, scaling to its container's width)."""
+    if not all(hasattr(view, part) for part in ("title", "seats", "table", "status", "lines", "legend")):
         raise TypeError(f"view must be a quando_env.tableview.TableView, got {type(view).__name__}")
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
            f'font-family="sans-serif" role="img"><title>{escape(view.title)}</title>{DEFS}'
