@@ -15,7 +15,8 @@ by the seat to move; PettingZoo's closing step(None) calls are not moves):
   `information_state_tensor`, `legal_actions`, `apply_action`; and once without the tensor, as search bots play.
 Every row but the last reads the mover's observation each move, as a learning agent would. Each row keeps its best of
 `--repeats` interleaved measurements; moves per CPU-second (this process's CPU time) stay put when other work
-shares the machine, so the ratios against `env()` and `raw_env()` of the same run are taken from them. A library that is not installed, or an integration module not there yet,
+shares the machine, so the ratios against `env()` and `raw_env()` of the same run are taken from them. A library
+that is not installed, or an integration module not there yet,
 gets a line saying so instead of a row.
 """
 import argparse

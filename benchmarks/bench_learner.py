@@ -7,7 +7,8 @@ All rows train by PPO against the game's heuristic players (4 players). The lear
 (quando_env.agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
 self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
 does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden 128, 64).
---device cuda runs the learner's network on a GPU (the SB3 rows stay on the CPU; --learner-only skips them). SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
+--device cuda runs the learner's network on a GPU (the SB3 rows stay on the CPU; --learner-only skips them).
+SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
 widths, the same epochs, minibatch, and experience per update), and with agents.training's (32 envs, n_steps 256,
 minibatch 1024, 4 epochs, 256x256 policy and value networks, no hint), and a third time with MaskablePPO's own
 defaults (n_steps 2048, minibatch 64, 10 epochs, 64x64 networks) on 16 envs. Each row first runs one untimed update

@@ -43,8 +43,9 @@ def main():
     for n in (2, 4, 6):
         obs, masks = positions(n, args.positions)
         kw = dict(samples=args.samples, knock_samples=2 * args.samples, seed=0)
-        rows = [("stepped play-outs (baseline)", RolloutAgent(kit=search_kit(SteppedHeuristic(knock_samples=16)), **kw)),
-                ("fused play-out kernel", RolloutAgent(**kw))]
+        stepped = search_kit(SteppedHeuristic(knock_samples=16))
+        rows = [("stepped play-outs (baseline)", RolloutAgent(stepped, **kw)),
+                ("fused play-out kernel", RolloutAgent(search_kit(), **kw))]
         base, actions = None, None
         for label, agent in rows:
             agent.act(obs[:2], masks[:2])                     # compile outside the timing

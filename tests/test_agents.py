@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from agents import Agent, PPOAgent, RandomAgent, RolloutAgent, check_agent, make_agent
-from agents.quando import GreedyAgent, HeuristicAgent
+from agents.quando import GreedyAgent, HeuristicAgent, search_kit
 from agents.evaluation import play_match
 from agents.quando.features import starts_vector
 from agents.quando.heuristic import p_lowest_alone, DEFAULTS
@@ -130,10 +130,11 @@ def test_heuristic_beats_greedy_players():
 def test_rollout_agent_plays_legal_moves_from_its_observation():
     obs, masks = positions(games=4, steps=40, seed=7)
     obs, masks = obs[::10], masks[::10]
-    agent = RolloutAgent(samples=2, knock_samples=2, horizon=8, seed=0)
+    agent = RolloutAgent(search_kit(), samples=2, knock_samples=2, horizon=8, seed=0)
     a = agent.act(obs, masks)
     assert masks[np.arange(len(obs)), a].all()
-    assert np.array_equal(RolloutAgent(samples=2, knock_samples=2, horizon=8, seed=0).act(obs, masks), a)  # seeded
+    again = RolloutAgent(search_kit(), samples=2, knock_samples=2, horizon=8, seed=0)
+    assert np.array_equal(again.act(obs, masks), a)  # seeded
 
 
 @pytest.mark.parametrize("n,edition,horizon", [(4, "kendi", None), (6, "oya", None), (3, "kendi", 5)])
@@ -157,7 +158,7 @@ def test_fused_playout_plays_exactly_what_stepping_the_heuristic_plays(n, editio
 
 
 def test_rollout_keeps_the_heuristic_choice_unless_clearly_beaten():
-    agent = RolloutAgent(z=2.0)
+    agent = RolloutAgent(search_kit(), z=2.0)
     acts = np.array([5, 40, 119])
     rng = np.random.default_rng(0)
     base = rng.normal(10, 5, 64)
@@ -169,7 +170,7 @@ def test_rollout_keeps_the_heuristic_choice_unless_clearly_beaten():
 
 
 def test_rollout_candidates_include_the_heuristic_choice_knock_and_pass():
-    agent = RolloutAgent(max_candidates=2)
+    agent = RolloutAgent(search_kit(), max_candidates=2)
     mask = np.zeros(NUM_ACTIONS, bool)
     mask[[3, 10, 20, 30, 40, KNOCK]] = True
     vals = np.full(NUM_ACTIONS, np.inf)
@@ -178,8 +179,8 @@ def test_rollout_candidates_include_the_heuristic_choice_knock_and_pass():
 
 
 def test_rollout_agent_finishes_games():
-    res = play_match([RolloutAgent(samples=2, knock_samples=2, horizon=12, seed=0), HeuristicAgent(), HeuristicAgent(),
-                      HeuristicAgent()], 4, seed=0, progress=False)
+    res = play_match([RolloutAgent(search_kit(), samples=2, knock_samples=2, horizon=12, seed=0), HeuristicAgent(),
+                      HeuristicAgent(), HeuristicAgent()], 4, seed=0, progress=False)
     assert all(s.games == 4 for s in res.stats)
 
 
@@ -198,10 +199,10 @@ def test_ppo_hint_is_the_heuristic_action():
     from agents.ppo import with_hint
 
     obs, masks = positions(games=4, steps=30, seed=9)
-    x = with_hint(obs, masks)
+    x = with_hint(obs, masks, HeuristicAgent())
     assert x.shape == (len(obs), obs.shape[1] + NUM_ACTIONS) and np.array_equal(x[:, :obs.shape[1]], obs)
     assert np.array_equal(x[:, obs.shape[1]:].argmax(axis=1), HeuristicAgent().act(obs, masks))
-    assert not with_hint(obs[:1], np.zeros((1, NUM_ACTIONS), bool))[0, obs.shape[1]:].any()
+    assert not with_hint(obs[:1], np.zeros((1, NUM_ACTIONS), bool), HeuristicAgent())[0, obs.shape[1]:].any()
 
 
 def test_make_agent_names():

@@ -204,7 +204,7 @@ def test_action_values_rank_the_heuristics_choice_first():
 
 
 def test_rollout_agent_chooses_legal_actions_in_a_game_and_a_batch():
-    agent = RolloutAgent(kit=search_kit(), samples=8, knock_samples=8, seed=0)
+    agent = RolloutAgent(search_kit(), samples=8, knock_samples=8, seed=0)
     game = VectorGame(6, seed=4, num_players=3, episode="round", autoreset=False)
     assert rollout_plays_legal_moves(game, agent, HeuristicAgent()) > 20
     one = VectorGame(1, seed=9, num_players=2)

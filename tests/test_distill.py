@@ -212,7 +212,7 @@ def tiny_kit():
 def test_a_model_distilled_from_the_tiny_games_search_beats_random_clearly(tiny, tmp_path):
     settings = LabelSettings(game=tiny, options=game_class(tiny).config_class().to_dict(), samples=24,
                              knock_samples=24, max_candidates=None, shard_size=200, every=1.0, games=16)
-    search = RolloutAgent(samples=24, knock_samples=24, max_candidates=None, kit=tiny_kit(), seed=0)
+    search = RolloutAgent(tiny_kit(), samples=24, knock_samples=24, max_candidates=None, seed=0)
     stats = label(settings, tmp_path / "labels", range(3), policy=TinyHeuristic(), search=search)
     assert stats["labels"] == 600 and stats["shards"] == 3
     _, arrays = read_shard(shard_path(tmp_path / "labels", 0))

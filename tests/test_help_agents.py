@@ -139,7 +139,7 @@ def test_action_values_rank_the_heuristics_choice_first():
 def test_rollout_agent_chooses_legal_actions_in_a_game_and_a_batch():
     """The rollout search (worlds from the determinization, heuristic play-outs) on Help!: legal choices in a
     batch of games and one observation at a time through make_agent."""
-    agent = RolloutAgent(kit=search_kit(), samples=8, seed=0)
+    agent = RolloutAgent(search_kit(), samples=8, seed=0)
     game = VectorGame(6, seed=4, num_players=3, episode="round", autoreset=False)
     assert rollout_plays_legal_moves(game, agent, HeuristicAgent()) > 5
     one = VectorGame(1, seed=9, num_players=5)

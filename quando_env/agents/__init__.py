@@ -14,6 +14,7 @@ import quando_env  # noqa: F401  before torch: it sets OpenMP's passive wait (qu
 
 from . import plugins
 from .base import Agent
+from .games import game_agents, game_package
 from .ppo import PPOAgent
 from .random_agent import RandomAgent
 from .rollout import RolloutAgent
@@ -28,18 +29,6 @@ NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, ppo (the shi
               "agent: FILE.py:NAME or package.module:NAME (a class or factory there, see docs/agents.md); ppo:PATH "
               "and rllib:CHECKPOINT run code from their file as they load it (pickle), and a plug-in's file or "
               "module runs as it is imported, so load only files you trust")
-
-
-def game_agents(game: str) -> dict:
-    """The game's own agent classes by name (its heuristics), from the package agents/<game>."""
-    from importlib import import_module
-
-    try:
-        return import_module(f"{__name__}.{game}").AGENTS
-    except ModuleNotFoundError as e:
-        if e.name != f"{__name__}.{game}":
-            raise
-        raise ValueError(f"no agents for game {game!r}") from None
 
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -136,9 +125,7 @@ def make_agent(name: str, seed: int | None = None, game: str = "quando", num_pla
     if key in own:
         return own[key](**kwargs)
     if key == "rollout":
-        from importlib import import_module
-        return RolloutAgent(seed=seed, kit=import_module(f"{__name__}.{game}").search_kit(), **(options or {}),
-                            **kwargs)
+        return RolloutAgent(game_package(game).search_kit(), seed=seed, **(options or {}), **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)
     if key == "learned":

@@ -322,7 +322,7 @@ class LearnedAgent(Agent):
         """The moves of the heuristic an anchored model is anchored on (a deterministic function of the
         observation, so the model plays the same whatever the batch)."""
         if self.anchor is None:
-            from . import game_agents
+            from .games import game_agents
 
             self.anchor = game_agents(self.game)[self.header["anchor"]["agent"]](
                 num_players=self.header["options"].get("num_players"))

@@ -16,12 +16,9 @@ from quando_env.extras import needs
 from .base import Agent
 
 
-def with_hint(obs: np.ndarray, masks: np.ndarray, hinter: Agent | None = None) -> np.ndarray:
-    """(B, d + num_actions): each observation followed by the one-hot of `hinter`'s action (default: Quando's
-    heuristic; zeros where no action is legal, e.g. a terminal observation)."""
-    if hinter is None:
-        from . import game_agents
-        hinter = game_agents("quando")["heuristic"]()
+def with_hint(obs: np.ndarray, masks: np.ndarray, hinter: Agent) -> np.ndarray:
+    """(B, d + num_actions): each observation followed by the one-hot of `hinter`'s action (the game's heuristic;
+    zeros where no action is legal, e.g. a terminal observation)."""
     obs = np.asarray(obs, np.float32)
     masks = np.asarray(masks, bool)
     out = np.zeros((obs.shape[0], obs.shape[1] + masks.shape[1]), np.float32)
@@ -87,7 +84,7 @@ class PPOAgent(Agent):
     def act_batch(self, obs, masks):
         if obs.shape[1] + masks.shape[1] == self.obs_dim:
             if self._hinter is None:
-                from . import game_agents
+                from .games import game_agents
                 self._hinter = game_agents(self.game)["heuristic"]()
             obs = with_hint(obs, masks, self._hinter)
         if obs.shape[1] != self.obs_dim:

@@ -56,9 +56,9 @@ class RolloutAgent(Agent):
     name = "rollout"
     uses_streams = True
 
-    def __init__(self, samples: int = 96, knock_samples: int = 192, max_candidates: int | None = 3,
+    def __init__(self, kit: SearchKit, samples: int = 96, knock_samples: int = 192, max_candidates: int | None = 3,
                  horizon: int | None = None, relative: float = 0.5, z: float = 1.0, game_weight: float = 0.0,
-                 max_worlds: int = 8192, seed: int | None = 0, kit: SearchKit | None = None, **config):
+                 max_worlds: int = 8192, seed: int | None = 0, **config):
         if samples < 2 or knock_samples < 2:
             raise ValueError(f"samples={samples!r}, knock_samples={knock_samples!r}: at least 2 worlds each")
         self.samples = int(samples)
@@ -70,9 +70,6 @@ class RolloutAgent(Agent):
         self.game_weight = float(game_weight)
         self.max_worlds = int(max_worlds)
         self.config = config
-        if kit is None:
-            from .quando import search_kit
-            kit = search_kit()
         self.kit = kit
         self.game = kit.game_class.name
         self.rng = np.random.default_rng(seed)

@@ -39,9 +39,10 @@ def heuristic_of(game: str):
 # ---------------------------------------------------------------- warm start data
 def heuristic_games(num_games: int, seed: int, gamma: float, reward_scale: float, num_players: int = 4,
                     agent=None, game: str = "quando", **config):
-    """Play num_games games of `game` with `agent` (default: the game's heuristic) in every seat. Returns (obs, masks, actions,
-    returns): every decision, and the discounted return the deciding seat collected from it on, counted as the
-    training env counts it (the rewards between one of its decisions and its next one make one step)."""
+    """Play num_games games of `game` with `agent` (default: the game's heuristic) in every seat. Returns (obs,
+    masks, actions, returns): every decision, and the discounted return the deciding seat collected from it on,
+    counted as the training env counts it (the rewards between one of its decisions and its next one make one
+    step)."""
     agent = agent or heuristic_of(game)
     vg = game_class(game)(num_games, seed=seed, autoreset=False, num_players=num_players, **config)
     n = num_players
