@@ -2,8 +2,9 @@
 modules), one front door `python -m quando_env train|evaluate`, a missing extra named with its pip command,
 PettingZoo's and Gymnasium's registries, and the wheel's contents."""
 import functools
-import re
+import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -214,13 +215,20 @@ def test_the_wheel_installs_quando_env_alone_with_its_agents_and_models(tmp_path
                         "    try:\n"
                         "        main([command, '--help'])\n"
                         "    except SystemExit:\n"
-                        "        pass\n"],
+                        "        pass\n"
+                        "print('evaluate', main(['evaluate', '--game', 'help', '--agents', 'learned', 'heuristic', "
+                        "'--players', '4', '--games', '2', '--no-progress', '--json', 'e.json']))\n"
+                        "print('train', main(['train', '--game', 'help', '--timesteps', '64', '--eval-games', '2', "
+                        "'--out', 'run', '--no-progress', '--set', 'num_games=8', '--set', 'rollout_steps=8', "
+                        "'--set', 'bc_decisions=0']))\n"],
                        capture_output=True, text=True, cwd=work, env={**os.environ, "PYTHONPATH": str(site)})
     lines = r.stdout.splitlines()
     assert lines[:2] == [f"True {site / 'quando_env' / '__init__.py'}", "quando_env.agents.cabo.heuristic"], \
         r.stdout + r.stderr
     assert lines[2].startswith("usage: python -m quando_env evaluate")
     assert any(line.startswith("usage: python -m quando_env train") for line in lines[3:]), r.stderr
+    assert "evaluate 0" in lines and "train 0" in lines, r.stdout[-2000:] + r.stderr[-2000:]   # they run, too
+    assert json.loads((work / "e.json").read_text())["games"] == 2 and (work / "run" / "model.npz").is_file()
 
 
 # How the project was made, which its pages must not speak of (they speak of the project itself): work items
