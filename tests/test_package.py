@@ -43,7 +43,7 @@ def test_the_repository_agents_are_the_package_modules():
 def test_python_m_agents_runs_the_package_module():
     r = subprocess.run([sys.executable, "-m", "agents.distill", "--help"], capture_output=True, text=True,
                        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert r.returncode == 0 and r.stdout.startswith("usage: python -m agents.distill"), r.stderr
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m quando_env.agents.distill"), r.stderr
 
 
 def test_repository_model_paths_name_the_shipped_models(tmp_path, monkeypatch):

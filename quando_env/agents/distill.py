@@ -1,7 +1,8 @@
 """The rollout search distilled into the move-scoring policy (expert iteration): label, then train.
 
-    python -m agents.distill label --game quando --out labels/quando --shards 8 --ray local
-    python -m agents.distill train labels/quando --out distilled.npz --init agents/models/learned_quando_4p.npz
+    python -m quando_env.agents.distill label --game quando --out labels/quando --shards 8 --ray local
+    python -m quando_env.agents.distill train labels/quando --out distilled.npz \
+        --init quando_env/agents/models/learned_quando_4p.npz
 
 label: games are played by a behaviour policy in every seat (the game's heuristic, or learned:PATH); a share
 `--every` of the decisions with two or more legal moves is recorded and labelled by the rollout search
@@ -359,7 +360,7 @@ def shard_range(text: str) -> tuple[int, int]:
     return lo, hi
 
 
-def parser(prog: str = "python -m agents.distill") -> argparse.ArgumentParser:
+def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.ArgumentParser:
     from .evaluate_cli import ray_address
 
     p = argparse.ArgumentParser(prog=prog, description="Distil the rollout search into the move-scoring policy: "
@@ -424,7 +425,7 @@ def existing_folder(text: str) -> str:
     return text
 
 
-def parse_args(argv=None, prog: str = "python -m agents.distill") -> argparse.Namespace:
+def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> argparse.Namespace:
     """The command line, checked before anything is written: label's game options and policy, train's init."""
     from . import check_agent
 
@@ -461,7 +462,7 @@ def parse_args(argv=None, prog: str = "python -m agents.distill") -> argparse.Na
     return args
 
 
-def main(argv=None, prog: str = "python -m agents.distill") -> int:
+def main(argv=None, prog: str = "python -m quando_env.agents.distill") -> int:
     """Exit status 0; 2 for a bad option (nothing written); 1 when training refuses the labels or init."""
     args = parse_args(argv, prog)
 
