@@ -59,11 +59,11 @@ def step_event(action: int, reshuffle: dict | None, seat: int, mask: np.ndarray,
     its legal moves, or, when the round ended (`result` = (points, totals)), the round's points and totals.
     Records and replays both build their events here (see `game_event`) and feed them to `Digest.take`.
     The commonest event (no reshuffle, the round goes on) is a tuple, which `take` hashes without joining."""
-    if result is not None:
-        return [_ints([action]), reshuffle or b"", _ints(result[0]) + _ints(result[1])]
-    if reshuffle is None:
+    if reshuffle is None and result is None:
         return (action, seat, mask.tobytes())
-    return [_ints([action]), reshuffle, _ints([seat]) + mask.tobytes()]
+    shuffled = b"" if reshuffle is None else _canonical(reshuffle)      # as it is now, whatever changes it later
+    after = _ints([seat]) + mask.tobytes() if result is None else _ints(result[0]) + _ints(result[1])
+    return [_ints([action]), shuffled, after]
 
 
 def game_event(game, action: int, reshuffle: dict | None, round_over: bool):
