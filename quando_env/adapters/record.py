@@ -81,8 +81,8 @@ class Digest:
         self.value = hashlib.sha256(_canonical(config)).digest() if value is None else value
 
     def take(self, events: list) -> None:
-        """Events fed in order: `round_event`s and `step_event`s, or a proof entry (a dict), which gets the
-        digest so far."""
+        """Events fed in order, each one `round_event` or `step_event` built, or a proof entry (a dict), which
+        gets the digest so far."""
         value, sha256, pack = self.value, hashlib.sha256, _PAIR.pack
         for event in events:
             kind = type(event)
