@@ -4,7 +4,7 @@
 
 Rows: VectorGame with 4096 games under uniformly random legal play (sampling included) on 1 thread and
 on all of numba's threads, against each other and against the plain-Python reference of
-tests/reference.py; the single AEC env (recording, as users get it) in the loop the quick start shows (an
+tests/quando_reference.py; the single AEC env (recording, as users get it) in the loop the quick start shows (an
 observe per step, `np.random.choice` over the mask) against PettingZoo's texas_holdem_v4 and
 leduc_holdem_v4 in the same loop (needs rlcard and pygame, from the `dev` extra). The CPU column
 counts steps per CPU-second of the whole process (all threads), which stays put when other work shares
@@ -48,7 +48,7 @@ def vector_game(cls, num_games, threads):
 def new_reference_round(game, rng):
     """A plain-Python reference round of `game` (4 players) on a random deck, from tests/."""
     if game == "quando":
-        from reference import RefRound
+        from quando_reference import RefRound
         pairs = [[a, b] for a in range(11) for b in range(a + 1, 11)]
         rng.shuffle(pairs)
         return RefRound(4, [p if rng.random() < 0.5 else p[::-1] for p in pairs], 3)

@@ -1,6 +1,6 @@
 """Slow, plain-Python reference implementation of ONE round of Cabo.
 
-Written from the rules contract /work/shared/cabo-spec.md alone (without looking at the
+Written from the rules contract quando_env/cabo/RULES.md alone (without looking at the
 project's engine); rule ids R*, D*, K* refer to that spec.  It exists to be read and trusted,
 not to be fast: the round is one procedural script (a generator) that yields every decision
 point of the spec and receives the chosen action back.  Standard library only.

@@ -1,6 +1,6 @@
 """Slow, plain-Python reference implementation of ONE round of Help! (Kim Vandenbroucke).
 
-Written from the rules contract /work/shared/help-spec.md alone (rule ids R*, D*, K* below refer
+Written from the rules contract quando_env/help/RULES.md alone (rule ids R*, D*, K* below refer
 to it), without looking at the project's engine.  It is meant to be read and trusted, not to be
 fast: the round is a straightforward procedural script (a generator) that yields every decision
 and receives the chosen action back.  Standard library only.

@@ -2,7 +2,7 @@
 
 A second opinion on the engines: the checks read the state records' fields and the public views (masks,
 flags, rewards, observations, state vectors, totals, winners, info arrays) and recompute what must hold
-from the rules (specs in /work/shared/<game>-spec.md), never through the engines' own helper functions
+from the rules (quando_env/<game>/RULES.md), never through the engines' own helper functions
 (only their constants: card tables, location and phase codes). Every check returns {invariant: (B,) bool,
 True in the games where it fails}, so a failure names what broke and where.
 

@@ -1,7 +1,7 @@
 """Cabo's determinization (quando_env.cabo.determinize) and the rollout search on top of it: every sampled
 world gives the observer (as seat 0) its observation and legal mask back exactly, keeps every card the
 observer knows where it is, deals the unseen cards anew, and can be played on; RolloutAgent with Cabo's
-search kit chooses legal actions. Rule ids refer to /work/shared/cabo-spec.md."""
+search kit chooses legal actions. Rule ids refer to quando_env/cabo/RULES.md."""
 import numpy as np
 import pytest
 

@@ -2,7 +2,7 @@
 SB3's env checkers on gymnasium.make("Cabo-v0"), the SB3 VecEnv, invariants under long random play,
 determinism per seed independent of batch size and slot, clear ValueErrors (illegal actions, bad options,
 bad decks, malformed records), and game records that save and replay. Rule ids refer to
-/work/shared/cabo-spec.md."""
+quando_env/cabo/RULES.md."""
 import copy
 import json
 import warnings

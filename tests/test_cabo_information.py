@@ -3,7 +3,7 @@ of the spec: exchange two cards a player never saw in a round (both J, both Q, o
 forced deck and replay the same actions: all stay legal and that player's observations and masks are
 unchanged at every step. A planted leak (an observation that also encodes the unseen cards in the
 opponents' slots) fails the same check, so the check can see a leak. Rule ids refer to
-/work/shared/cabo-spec.md."""
+quando_env/cabo/RULES.md."""
 import random
 
 import numpy as np

@@ -1,6 +1,6 @@
 """Self-tests of the Cabo reference round (tests/cabo_reference.py).
 
-Hand-built decks check one rule each (test names carry the rule id of cabo-spec.md), then
+Hand-built decks check one rule each (test names carry the rule id of quando_env/cabo/RULES.md), then
 random rounds check invariants and the K10 information property.
 """
 

@@ -1,4 +1,4 @@
-"""Cabo: one test per rule (R*) and decision (D*) of /work/shared/cabo-spec.md, named after its id, and
+"""Cabo: one test per rule (R*) and decision (D*) of quando_env/cabo/RULES.md, named after its id, and
 the spec's "Required tests". Rounds are forced with tests/cabo_reference.py's deck builder (hands by
 slot, upcard, stock top) and played through the engine (quando_env.cabo.VectorGame)."""
 import numpy as np

@@ -2,7 +2,7 @@
 the spec alone) on thousands of random rounds, 2-6 players and varied options: same player to move,
 same mask (as the sorted legal actions), same slots, stock and discard pile, same knowledge (K1-K9),
 same knocker, out players and turn count at every decision; same points at the end. Rule ids refer to
-/work/shared/cabo-spec.md."""
+quando_env/cabo/RULES.md."""
 import random
 from collections import Counter
 

@@ -2,7 +2,7 @@
 its observation and, when it is to move, its legal mask back exactly, holds the 105 cards once, deals what
 the observer has not seen anew, agrees with what the observation makes certain (a stuck asker, a helper
 with a givable card, the calls of a fresh deal), and can be played on. Rule ids refer to
-/work/shared/help-spec.md."""
+quando_env/help/RULES.md."""
 import numpy as np
 import pytest
 

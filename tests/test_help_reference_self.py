@@ -1,6 +1,6 @@
 """Self-tests of the Help! reference round (tests/help_reference.py).
 
-Hand-built decks check each rule of /work/shared/help-spec.md that concerns a round (test names
+Hand-built decks check each rule of quando_env/help/RULES.md that concerns a round (test names
 carry the rule id), the action table, the spec's "Required tests" and its corollary; random play
 (3-5 players, both reshuffle modes, varied options) checks the invariants.
 R21 (totals, game end) and K1-K3 (observations) are outside one round's decisions and not here;

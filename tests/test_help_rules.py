@@ -1,4 +1,4 @@
-"""One test per rule of the Help! contract (help-spec.md), named after its id: R1-R22, D1-D14, the corollary
+"""One test per rule of the Help! contract (quando_env/help/RULES.md), named after its id: R1-R22, D1-D14, the corollary
 and the spec's "Required tests". Games start from forced decks; some tables (a row, a No!) are written into
 the state directly and the masks recomputed, so that each test shows its rule in a few lines."""
 from collections import Counter

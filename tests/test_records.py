@@ -11,7 +11,7 @@ import pytest
 
 import quando_env
 from quando_env import record as rec
-from test_aec import play_random
+from test_quando_aec import play_random
 
 
 def recorded_game(seed, knock_weight=1.0, options=None, **config):

@@ -22,7 +22,7 @@ from quando_env.tableview import Card, TableView, Zone  # noqa: E402
 
 import test_cabo_information as cabo_info  # noqa: E402
 import test_help_information as help_info  # noqa: E402
-import test_information as quando_info  # noqa: E402
+import test_quando_information as quando_info  # noqa: E402
 
 SHAPE = (picture.FRAME_HEIGHT, picture.FRAME_WIDTH, 3)
 PLAYERS = {"quando": 4, "cabo": 3, "help": 4}

@@ -1,4 +1,4 @@
-"""Deterministic learners and opponents shared by test_gym_env.py and test_vec_env.py.
+"""Deterministic learners and opponents shared by test_quando_gym_env.py and test_quando_vec_env.py.
 
 Both are functions of one (observation, mask) row, so a game's course does not depend on its batch."""
 import numpy as np

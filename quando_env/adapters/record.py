@@ -49,33 +49,40 @@ _PAIR = struct.Struct("<qq")    # two integers as _ints writes them
 _NO_FLAGS = bytes(NUM_FLAGS)    # a step that ended nothing (an error flag raised before the recorder sees it)
 
 
+def round_event(setup: dict, seat: int, mask: np.ndarray) -> list:
+    """The proof's event for a round's start: its setup, then the seat to move and its legal moves."""
+    return [setup, _ints([seat]) + mask.tobytes()]     # masks are uint8
+
+
+def step_event(action: int, reshuffle: dict | None, seat: int, mask: np.ndarray, result=None):
+    """The proof's event for one decision: its action and the reshuffle it caused, then the seat to move and
+    its legal moves, or, when the round ended (`result` = (points, totals)), the round's points and totals.
+    Records and replays both build their events here (see `game_event`) and feed them to `Digest.take`.
+    The commonest event (no reshuffle, the round goes on) is a tuple, which `take` hashes without joining."""
+    if reshuffle is None and result is None:
+        return (action, seat, mask.tobytes())
+    shuffled = b"" if reshuffle is None else _canonical(reshuffle)      # as it is now, whatever changes it later
+    after = _ints([seat]) + mask.tobytes() if result is None else _ints(result[0]) + _ints(result[1])
+    return [_ints([action]), shuffled, after]
+
+
+def game_event(game, action: int, reshuffle: dict | None, round_over: bool):
+    """`step_event` for the step just taken in game 0 of `game`."""
+    result = (game.round_points[0].tolist(), game.totals[0].tolist()) if round_over else None
+    return step_event(action, reshuffle, game.states[0]["cur"].item(), game.masks[0], result)
+
+
 class Digest:
-    """The running digest of a record's proof (see the module docstring): the recorder and the replay feed
-    it the same events in the same order. A hash chain (each event hashed with the digest so far), so it is
-    32 bytes that copy and pickle with the env that records."""
+    """The running digest of a record's proof (see the module docstring), fed the events `round_event` and
+    `step_event` build. A hash chain (each event hashed with the digest so far), so it is 32 bytes that copy
+    and pickle with the env that records."""
 
     def __init__(self, config: dict, value: bytes | None = None):
         self.value = hashlib.sha256(_canonical(config)).digest() if value is None else value
 
-    def _feed(self, data: bytes) -> None:
-        self.value = hashlib.sha256(self.value + data).digest()
-
-    def round_starts(self, setup: dict, game) -> None:
-        self._feed(_canonical(setup) + self._decision(game))
-
-    def step(self, game, action: int, reshuffle: dict | None, round_over: bool) -> None:
-        """One decision: its action and reshuffle, then the next decision (or the round's result)."""
-        data = _ints([action]) + (_canonical(reshuffle) if reshuffle is not None else b"")
-        if round_over:
-            self._feed(data + _ints(game.round_points[0]) + _ints(game.totals[0]))
-        else:
-            self._feed(data + self._decision(game))
-
     def take(self, events: list) -> None:
-        """Events taken down by a Recorder, fed in order: (action, seat, mask bytes) for a decision that
-        caused no reshuffle and ended no round (what `step` feeds for it), a list of parts (bytes, or a
-        setup or reshuffle to write as canonical JSON) for any other event, or a proof entry (a dict),
-        which gets the digest so far."""
+        """Events fed in order, each one `round_event` or `step_event` built, or a proof entry (a dict), which
+        gets the digest so far."""
         value, sha256, pack = self.value, hashlib.sha256, _PAIR.pack
         for event in events:
             kind = type(event)
@@ -86,10 +93,6 @@ class Digest:
             else:
                 event["digest"] = value.hex()
         self.value = value
-
-    @staticmethod
-    def _decision(game) -> bytes:
-        return _ints([game.states[0]["cur"]]) + game.masks[0].tobytes()     # masks are uint8
 
     def hexdigest(self) -> str:
         return self.value.hex()
@@ -146,16 +149,13 @@ class Recorder:
             entry["digest"] = self.digest.hexdigest()
         return self._record
 
-    def _decision(self) -> bytes:
-        return _ints([self._cur.item(0)]) + self._mask.tobytes()       # as Digest._decision
-
     def _round_starts(self) -> None:
         setup = self.game.round_setup(0)
         entry = {"actions": 0, "points": None, "totals": None, "digest": None}
         self._record["rounds"].append(setup)
         self._record["proof"].append(entry)
         self._first = len(self._record["actions"])       # the round's first step
-        self._pending += ([setup, self._decision()], entry)
+        self._pending += (round_event(setup, self._cur.item(0), self._mask), entry)
 
     def after_step(self, action: int) -> None:
         """Note the action just taken, and the reshuffle, round's end or game's end it caused."""
@@ -164,29 +164,25 @@ class Recorder:
         if self._flags.tobytes() != _NO_FLAGS or self._shuffles_now.item(0) != self._shuffles:
             self._event(action)
         else:
-            self._pending.append((action, self._cur.item(0), self._mask.tobytes()))
+            self._pending.append(step_event(action, None, self._cur.item(0), self._mask))
 
     def _event(self, action: int) -> None:
         game, record = self.game, self._record
         flags = self._flags.tolist()
-        event = [_ints([action])]
+        reshuffle = None
         shuffles = self._shuffles_now.item(0)
         if shuffles > self._shuffles:
             self._shuffles = shuffles
             reshuffle = {"step": len(record["actions"]) - 1, **game.reshuffle_record(0)}
             record["reshuffles"].append(reshuffle)
-            event.append(_canonical(reshuffle))
         round_over = flags[F_ROUND_OVER]
+        self._pending.append(game_event(game, action, reshuffle, round_over))
         if round_over:
             entry = record["proof"][-1]
             entry["actions"] = len(record["actions"]) - self._first
             entry["points"] = game.round_points[0].tolist()
             entry["totals"] = game.totals[0].tolist()
-            event.append(_ints(entry["points"]) + _ints(entry["totals"]))
-            self._pending += (event, entry)
-        else:
-            event.append(self._decision())
-            self._pending.append(event)
+            self._pending.append(entry)
         ended = flags[F_TERMINATED] or flags[F_TRUNCATED]
         if round_over and not ended:
             self._round_starts()
@@ -370,83 +366,122 @@ def replay(record: dict, position=None):
     ValueError on the first inconsistency: a field that is wrong, a bad setup, an illegal action at step k,
     a round whose result or digest differs from the record's proof (naming the round and its steps), a final
     result that differs."""
-    cls, proven = check(record)
-    rounds, shuffles, actions = record["rounds"], record["reshuffles"], record["actions"]
-    proof, result = record.get("proof"), record.get("result")
-    try:
-        game = cls(1, seed=0, autoreset=False, **record["config"])
-    except (TypeError, ValueError, OverflowError) as e:
-        raise ValueError(f"game record's config: {e}") from None
-    start_round(game, rounds, 0, first=True)
-    digest = Digest(record["config"]) if proven else None
-    if proven:
-        digest.round_starts(rounds[0], game)
-    r, first = 0, 0                   # the round being played and its first step
-    next_shuffle, armed = 0, -1       # the record's next reshuffle, and the one forced into the game
-    action = np.zeros(1, np.int64)
-    for k, a in enumerate(actions):
+    walk = _Replay(record)
+    for k, a in enumerate(walk.actions):
+        seat = walk.before(k, a)
+        if position is not None:
+            position(k, walk.game)
+        walk.take(k, a)
+        yield k, seat, a, walk.game
+    if position is not None:
+        position(len(walk.actions), walk.game)
+    walk.finish()
+    return walk.proven
+
+
+class _Replay:
+    """A record replayed step by step into a game of one: `before` checks an action (and forces the record's
+    next reshuffle into the game), `take` plays it and checks what it led to against the record and its
+    proof, `finish` checks the record's end."""
+
+    def __init__(self, record: dict):
+        cls, self.proven = check(record)
+        self.rounds, self.shuffles, self.actions = record["rounds"], record["reshuffles"], record["actions"]
+        self.proof, self.result = record.get("proof"), record.get("result")
+        try:
+            self.game = cls(1, seed=0, autoreset=False, **record["config"])
+        except (TypeError, ValueError, OverflowError) as e:
+            raise ValueError(f"game record's config: {e}") from None
+        self.digest = Digest(record["config"]) if self.proven else None
+        self.round, self.first = 0, 0                 # the round being played and its first step
+        self.next_shuffle, self.armed = 0, -1         # the record's next reshuffle, and the one forced into the game
+        self._action = np.zeros(1, np.int64)
+        self._start_round(first=True)
+
+    def _start_round(self, first: bool = False) -> None:
+        start_round(self.game, self.rounds, self.round, first)
+        if self.proven:
+            self.digest.take([round_event(self.rounds[self.round], self.game.states[0]["cur"].item(),
+                                          self.game.masks[0])])
+
+    def before(self, k: int, a) -> int:
+        """Check action k (a) before it is taken; the seat that takes it."""
+        game, left = self.game, len(self.actions) - k
         if game.current_player[0] < 0:
-            raise ValueError(f"step {k}: the game is already over, but the record has {len(actions) - k} more actions")
-        if next_shuffle < len(shuffles) and armed != next_shuffle:   # it stays forced until the game reshuffles
+            raise ValueError(f"step {k}: the game is already over, but the record has {left} more actions")
+        n = self.next_shuffle
+        if n < len(self.shuffles) and self.armed != n:   # it stays forced until the game reshuffles
             try:
-                game.force_reshuffle(0, shuffles[next_shuffle])
+                game.force_reshuffle(0, self.shuffles[n])
             except ValueError as e:
-                raise ValueError(f"reshuffle {next_shuffle} of the record is {e}") from None
-            armed = next_shuffle
-        if proven and k - first == proof[r]["actions"] and proof[r]["points"] is None:
-            raise ValueError(f"step {k}: the record's proof leaves round {r} unfinished after step {k - 1}, but the "
-                             f"record has {len(actions) - k} more actions")
+                raise ValueError(f"reshuffle {n} of the record is {e}") from None
+            self.armed = n
+        entry = self.proof[self.round] if self.proven else None
+        if entry is not None and k - self.first == entry["actions"] and entry["points"] is None:
+            raise ValueError(f"step {k}: the record's proof leaves round {self.round} unfinished after step {k - 1}, "
+                             f"but the record has {left} more actions")
         seat = int(game.current_player[0])
         if type(a) is not int or not 0 <= a < game.num_actions or not game.masks[0, a]:
             legal = ", ".join(f"{x} ({game.action_name(x)})" for x in np.flatnonzero(game.masks[0]))
             raise ValueError(f"step {k}: action {shown(a)} of player_{seat} is illegal; legal were: {legal}")
-        if position is not None:
-            position(k, game)
-        action[0] = a
+        return seat
+
+    def take(self, k: int, a: int) -> None:
+        """Take action k (a, checked by `before`) and check the reshuffle, round's end and proof it leads to."""
+        game = self.game
+        self._action[0] = a
         try:
-            game.step(action, checked=True)
+            game.step(self._action, checked=True)
         except ValueError as e:
-            raise ValueError(f"step {k}: reshuffle {next_shuffle} of the record: {e}") from None
-        reshuffle = None
-        if game.reshuffles(0) > next_shuffle:
-            if next_shuffle >= len(shuffles) or shuffles[next_shuffle]["step"] != k:
-                raise ValueError(f"step {k}: the discard pile was reshuffled here, but the record's next "
-                                 f"reshuffle is {'missing' if next_shuffle >= len(shuffles) else 'at another step'}")
-            reshuffle = shuffles[next_shuffle]
-            next_shuffle += 1
+            raise ValueError(f"step {k}: reshuffle {self.next_shuffle} of the record: {e}") from None
+        reshuffle = self._reshuffle(k)
         round_over = bool(game.round_over[0])
-        ended = bool(game.game_over[0] or game.truncated[0])
-        if proven:
-            digest.step(game, a, reshuffle, round_over)
-            if round_over or k + 1 == len(actions) or k + 1 - first == proof[r]["actions"]:
-                _compare_round(game, proof[r], r, first, k, round_over, digest, k + 1 == len(actions))
-        if round_over and not ended:
-            if r + 1 >= len(rounds):
-                raise ValueError(f"step {k}: round {r + 1} starts, but the record has only {len(rounds)} rounds")
-            r, first = r + 1, k + 1
-            start_round(game, rounds, r)
-            if proven:
-                digest.round_starts(rounds[r], game)
-        yield k, seat, a, game
-    if position is not None:
-        position(len(actions), game)
-    if proven and first == len(actions):     # the last round has no steps yet: its deal is proven
-        _compare_round(game, proof[r], r, first, first - 1, False, digest, True)
-    if r + 1 != len(rounds) or next_shuffle != len(shuffles):
-        raise ValueError(f"after step {len(actions) - 1}: the record has {len(rounds)} rounds and {len(shuffles)} "
-                         f"reshuffles, but its actions reach {r + 1} rounds and {next_shuffle} reshuffles")
-    if result is None and game.current_player[0] < 0:
-        raise ValueError(f"the game is over after step {len(actions) - 1}, but the record has no result")
-    if result is not None:
-        over = {"terminated": bool(game.game_over[0]), "truncated": bool(game.truncated[0])}
-        claimed = {k: result[k] for k in over}
-        if claimed != over:
-            raise ValueError(f"the record's result says {claimed}, but its actions end with {over}: "
-                             f"actions are missing or the result is wrong")
-        if result["totals"] != [int(x) for x in game.totals[0]]:
-            raise ValueError(f"the record's final totals {result['totals']} differ from the replay's "
-                             f"{[int(x) for x in game.totals[0]]}")
-    return proven
+        last = k + 1 == len(self.actions)
+        if self.proven:
+            entry = self.proof[self.round]
+            self.digest.take([game_event(game, a, reshuffle, round_over)])
+            if round_over or last or k + 1 - self.first == entry["actions"]:
+                _compare_round(game, entry, self.round, self.first, k, round_over, self.digest, last)
+        if round_over and not (game.game_over[0] or game.truncated[0]):
+            if self.round + 1 >= len(self.rounds):
+                raise ValueError(f"step {k}: round {self.round + 1} starts, but the record has only "
+                                 f"{len(self.rounds)} rounds")
+            self.round, self.first = self.round + 1, k + 1
+            self._start_round()
+
+    def _reshuffle(self, k: int) -> dict | None:
+        """The record's reshuffle that step k caused, if the game reshuffled (ValueError if the record has
+        no reshuffle at step k)."""
+        n, shuffles = self.next_shuffle, self.shuffles
+        if self.game.reshuffles(0) <= n:
+            return None
+        if n >= len(shuffles) or shuffles[n]["step"] != k:
+            raise ValueError(f"step {k}: the discard pile was reshuffled here, but the record's next "
+                             f"reshuffle is {'missing' if n >= len(shuffles) else 'at another step'}")
+        self.next_shuffle += 1
+        return shuffles[n]
+
+    def finish(self) -> None:
+        """Check the record's end: its last round's deal, its rounds and reshuffles all used, its result."""
+        game, r, steps = self.game, self.round, len(self.actions)
+        if self.proven and self.first == steps:     # the last round has no steps yet: its deal is proven
+            _compare_round(game, self.proof[r], r, self.first, self.first - 1, False, self.digest, True)
+        if r + 1 != len(self.rounds) or self.next_shuffle != len(self.shuffles):
+            raise ValueError(f"after step {steps - 1}: the record has {len(self.rounds)} rounds and "
+                             f"{len(self.shuffles)} reshuffles, but its actions reach {r + 1} rounds and "
+                             f"{self.next_shuffle} reshuffles")
+        result = self.result
+        if result is None and game.current_player[0] < 0:
+            raise ValueError(f"the game is over after step {steps - 1}, but the record has no result")
+        if result is not None:
+            over = {"terminated": bool(game.game_over[0]), "truncated": bool(game.truncated[0])}
+            claimed = {k: result[k] for k in over}
+            if claimed != over:
+                raise ValueError(f"the record's result says {claimed}, but its actions end with {over}: "
+                                 f"actions are missing or the result is wrong")
+            if result["totals"] != [int(x) for x in game.totals[0]]:
+                raise ValueError(f"the record's final totals {result['totals']} differ from the replay's "
+                                 f"{[int(x) for x in game.totals[0]]}")
 
 
 def _compare_round(game, entry, r, first, k, round_over, digest, last) -> None:

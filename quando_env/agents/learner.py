@@ -234,6 +234,71 @@ def masked_probs(logp_all, masks):
     return torch.where(masks, logp_all, 0.0).exp() * masks
 
 
+# ---------------------------------------------------------------------------------------------- losses
+# Each takes (hp, policy outputs, values, masks, actions, old log-probabilities, advantages, returns) of a
+# minibatch and returns its parts by name, "loss/total" the one minimized.
+def ppo_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
+    """PPO: the clipped policy loss, an entropy bonus and the value loss."""
+    v_loss = 0.5 * ((value - ret) ** 2).mean()
+    logp_all = masked_log_probs(logits, masks)
+    logp = logp_all.gather(1, acts[:, None]).squeeze(1)
+    entropy = -(masked_probs(logp_all, masks) * logp_all).sum(1).mean()
+    log_ratio = logp - old_logp
+    ratio = log_ratio.exp()
+    pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - hp.clip, 1 + hp.clip)).mean()
+    out = {"loss/value": v_loss, "loss/entropy": entropy, "loss/policy": pg,
+           "loss/total": pg - hp.ent_coef * entropy + hp.vf_coef * v_loss}
+    with torch.no_grad():
+        out["loss/approx_kl"] = ((ratio - 1) - log_ratio).mean()
+        out["loss/clip_fraction"] = ((ratio - 1).abs() > hp.clip).float().mean()
+    return out
+
+
+def imitation_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
+    """A policy's warm start: cross-entropy toward the teacher's moves (acts), and the value loss."""
+    v_loss = 0.5 * ((value - ret) ** 2).mean()
+    logp_all = masked_log_probs(logits, masks)
+    logp = logp_all.gather(1, acts[:, None]).squeeze(1)
+    entropy = -(masked_probs(logp_all, masks) * logp_all).sum(1).mean()
+    imitation = -logp.mean()
+    return {"loss/value": v_loss, "loss/entropy": entropy, "loss/imitation": imitation,
+            "loss/imitation_accuracy": (logp_all.argmax(1) == acts).float().mean(),
+            "loss/total": imitation + hp.vf_coef * v_loss}
+
+
+def dmc_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
+    """Deep Monte-Carlo: the chosen action's value (the policy output) fitted to the return, and the value loss."""
+    v_loss = 0.5 * ((value - ret) ** 2).mean()
+    q = logits.gather(1, acts[:, None]).squeeze(1)
+    q_loss = 0.5 * ((q - ret) ** 2).mean()
+    return {"loss/value": v_loss, "loss/q": q_loss, "loss/total": q_loss + hp.vf_coef * v_loss}
+
+
+def dmc_imitation_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
+    """An action-value warm start: `dmc_loss` on the teacher's moves plus DQfD's large margin (fitting the
+    teacher's moves alone leaves the other moves' values arbitrary, and the greedy move one of them): every
+    other legal move valued at least `margin` below the teacher's."""
+    v_loss = 0.5 * ((value - ret) ** 2).mean()
+    q = logits.gather(1, acts[:, None]).squeeze(1)
+    q_loss = 0.5 * ((q - ret) ** 2).mean()
+    out = {"loss/value": v_loss, "loss/q": q_loss, "loss/total": q_loss + hp.vf_coef * v_loss}
+    legal = logits.masked_fill(~masks, -math.inf)
+    rival = (legal + hp.margin).scatter(1, acts[:, None], q[:, None]).max(1).values
+    out["loss/margin"] = (rival - q).mean()
+    out["loss/imitation_accuracy"] = (legal.argmax(1) == acts).float().mean()
+    out["loss/total"] = out["loss/total"] + out["loss/margin"]
+    return out
+
+
+LOSSES = {("ppo", False): ppo_loss, ("ppo", True): imitation_loss, ("dmc", False): dmc_loss,
+          ("dmc", True): dmc_imitation_loss}
+
+
+def loss_function(method: str, imitating: bool):
+    """The loss of a method ("ppo" or "dmc"), in its warm start (imitating) or after."""
+    return LOSSES[method, bool(imitating)]
+
+
 class Diverged(ValueError):
     """An update made the weights NaN or infinite (they are restored to what they were before it)."""
 
@@ -520,41 +585,10 @@ class Learner:
         return logs
 
     def loss(self, obs, moves, masks, acts, old_logp, adv, ret, anchor) -> dict:
-        """The minibatch loss of the current phase and method, with its parts by name."""
-        hp = self.hp
+        """The minibatch loss of the current phase and method (`loss_function`), with its parts by name."""
         logits, value = self.net(obs, moves)
-        logits = self.anchored(logits, anchor if hp.anchor else None)
-        v_loss = 0.5 * ((value - ret) ** 2).mean()
-        out = {"loss/value": v_loss}
-        if hp.method == "dmc":
-            q = logits.gather(1, acts[:, None]).squeeze(1)
-            out["loss/q"] = 0.5 * ((q - ret) ** 2).mean()
-            out["loss/total"] = out["loss/q"] + hp.vf_coef * v_loss
-            if self.imitating:  # DQfD's large margin: fitting the teacher's moves alone leaves the others' values
-                legal = logits.masked_fill(~masks, -math.inf)   # arbitrary, and the greedy move one of them
-                rival = (legal + hp.margin).scatter(1, acts[:, None], q[:, None]).max(1).values
-                out["loss/margin"] = (rival - q).mean()
-                out["loss/imitation_accuracy"] = (legal.argmax(1) == acts).float().mean()
-                out["loss/total"] = out["loss/total"] + out["loss/margin"]
-            return out
-        logp_all = masked_log_probs(logits, masks)
-        logp = logp_all.gather(1, acts[:, None]).squeeze(1)
-        entropy = -(masked_probs(logp_all, masks) * logp_all).sum(1).mean()
-        out["loss/entropy"] = entropy
-        if self.imitating:
-            out["loss/imitation"] = -logp.mean()
-            out["loss/imitation_accuracy"] = (logp_all.argmax(1) == acts).float().mean()
-            out["loss/total"] = out["loss/imitation"] + hp.vf_coef * v_loss
-            return out
-        log_ratio = logp - old_logp
-        ratio = log_ratio.exp()
-        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - hp.clip, 1 + hp.clip)).mean()
-        out["loss/policy"] = pg
-        out["loss/total"] = pg - hp.ent_coef * entropy + hp.vf_coef * v_loss
-        with torch.no_grad():
-            out["loss/approx_kl"] = ((ratio - 1) - log_ratio).mean()
-            out["loss/clip_fraction"] = ((ratio - 1).abs() > hp.clip).float().mean()
-        return out
+        logits = self.anchored(logits, anchor if self.hp.anchor else None)
+        return loss_function(self.hp.method, self.imitating)(self.hp, logits, value, masks, acts, old_logp, adv, ret)
 
     def iteration(self) -> dict:
         """Collect one rollout and learn from it; returns the logged numbers."""
@@ -833,20 +867,13 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
     plt.close(fig)
 
 
-def main(argv=None, prog: str = "python -m agents.learner") -> int:
-    """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
-    after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
-    both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
-    the command's name in its messages and log (train.py runs this with its own)."""
-    args = parse_args(argv, prog)
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm.auto import tqdm
-
-    t_start, cpu_start = time.perf_counter(), time.process_time()
+def open_run(args, prog: str) -> tuple | int:
+    """(learner, summary of the run so far, the --out folder's lock): everything read and checked before
+    anything is written; 2, the message printed, when something cannot be."""
     out = Path(args.out)
     prior = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "evaluations": []}
     option = "--resume" if args.resume else "--set init" if args.hyper.init else "--set"
-    try:                                # everything read and checked before anything is written
+    try:
         if args.resume:
             learner = Learner.resume(out)
             if (out / "summary.json").exists():
@@ -860,112 +887,182 @@ def main(argv=None, prog: str = "python -m agents.learner") -> int:
     except (OSError, ValueError, TypeError) as e:
         print(f"{prog}: error: argument {option}: {e}", file=sys.stderr)
         return 2
-    logf = open(out / "log.txt", "a")
+    return learner, prior, lock
 
-    def log(msg):
-        tqdm.write(msg)
-        logf.write(msg + "\n")
-        logf.flush()
 
-    hp, c = learner.hp, learner.counters
-    evaluations = list(prior["evaluations"])
-    log(f"{prog} {' '.join(sys.argv[1:] if argv is None else argv)}")
-    writer = SummaryWriter(str(out / "tb"))
+class Run:
+    """What a run writes while it trains: its log (out/log.txt), TensorBoard scalars (out/tb), the progress
+    bar, the evaluations (best.npz, curve.png), checkpoints, the saved state and summary.json."""
 
-    def wall():
-        return prior["wall_seconds"] + time.perf_counter() - t_start
+    def __init__(self, args, prog: str, argv, learner: Learner, prior: dict, started: tuple):
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm.auto import tqdm
 
-    def summary() -> dict:
+        self.args, self.prog, self.learner, self.prior = args, prog, learner, prior
+        self.t_start, self.cpu_start = started
+        self.out = Path(args.out)
+        self.write = tqdm.write
+        self.logf = open(self.out / "log.txt", "a")
+        self.evaluations = list(prior["evaluations"])
+        self.log(f"{prog} {' '.join(sys.argv[1:] if argv is None else argv)}")
+        self.writer = SummaryWriter(str(self.out / "tb"))
+        c = learner.counters
+        self.bar = tqdm(total=args.timesteps, initial=c["decisions"], unit="dec", desc=phase(learner),
+                        disable=args.no_progress, smoothing=0.1)
+        if self.evaluations:
+            self.bar.set_postfix(eval=f"{self.evaluations[-1]['win_rate']:.3f}", refresh=False)
+        self.next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
+        self.next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
+
+    def log(self, msg: str) -> None:
+        self.write(msg)
+        self.logf.write(msg + "\n")
+        self.logf.flush()
+
+    def wall(self) -> float:
+        """Wall seconds of the run, its earlier sessions included."""
+        return self.prior["wall_seconds"] + time.perf_counter() - self.t_start
+
+    def summary(self) -> dict:
+        """Write out/summary.json (settings, counters, speed, evaluations) and return it."""
+        learner, hp, c = self.learner, self.learner.hp, self.learner.counters
         s = {"game": hp.game, "num_players": hp.num_players, "options": learner.game.config.to_dict(),
              "method": hp.method, "decisions": c["decisions"], "bc_decisions": c["bc_decisions"],
              "decisions_per_second": c["loop_decisions"] / max(c["loop_seconds"], 1e-9),
-             "wall_seconds": wall(), "cpu_seconds": prior["cpu_seconds"] + time.process_time() - cpu_start,
-             "evaluations": evaluations, "model": str(out / "model.npz"),
+             "wall_seconds": self.wall(),
+             "cpu_seconds": self.prior["cpu_seconds"] + time.process_time() - self.cpu_start,
+             "evaluations": self.evaluations, "model": str(self.out / "model.npz"),
              "hyper": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(hp).items()}}
-        replace_file(out / "summary.json", lambda tmp: tmp.write_text(json.dumps(s, indent=1)))
+        replace_file(self.out / "summary.json", lambda tmp: tmp.write_text(json.dumps(s, indent=1)))
         return s
 
-    def evaluate():
+    def evaluate(self) -> None:
+        """Evaluate the policy against the heuristic: logged, plotted, and saved as best.npz when the best yet."""
+        learner, c, out = self.learner, self.learner.counters, self.out
         t = time.perf_counter()
-        e = {**learner.evaluate(), "wall_seconds": wall()}
-        evaluations.append(e)
+        e = {**learner.evaluate(), "wall_seconds": self.wall()}
+        self.evaluations.append(e)
         for k in ("win_rate", "mean_round_points"):
-            writer.add_scalar(f"eval/{k}", e[k], c["decisions"])
-        writer.add_scalar("eval/ci_low", e["ci"][0], c["decisions"])
-        writer.add_scalar("eval/ci_high", e["ci"][1], c["decisions"])
-        best = max(x["win_rate"] for x in evaluations)
+            self.writer.add_scalar(f"eval/{k}", e[k], c["decisions"])
+        self.writer.add_scalar("eval/ci_low", e["ci"][0], c["decisions"])
+        self.writer.add_scalar("eval/ci_high", e["ci"][1], c["decisions"])
+        best = max(x["win_rate"] for x in self.evaluations)
         line = (f"[eval] {c['decisions']:>11,} decisions  win rate vs {learner.n - 1} heuristic {e['win_rate']:.3f} "
                 f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]  pts/round {e['mean_round_points']:.2f}  "
                 f"({time.perf_counter() - t:.0f}s)")
-        bar.set_postfix(eval=f"{e['win_rate']:.3f}", refresh=False)
+        self.bar.set_postfix(eval=f"{e['win_rate']:.3f}", refresh=False)
         if e["win_rate"] >= best:
             save_model(out / "best.npz", learner.header(), learner.weights())
             line += "  best so far: best.npz"
-        log(line)
-        plot_curve(evaluations, out / "curve.png", hp.game, learner.n)
+        self.log(line)
+        plot_curve(self.evaluations, out / "curve.png", learner.hp.game, learner.n)
 
-    def save():
-        learner.save_state(out)
-        summary()
+    def save(self) -> None:
+        """The model and what resuming needs, and the summary."""
+        self.learner.save_state(self.out)
+        self.summary()
 
-    goal = args.timesteps
-    bar = tqdm(total=goal, initial=c["decisions"], unit="dec", desc=phase(learner), disable=args.no_progress,
-               smoothing=0.1)
-    if evaluations:
-        bar.set_postfix(eval=f"{evaluations[-1]['win_rate']:.3f}", refresh=False)
-    next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
-    next_ckpt = (c["decisions"] // args.checkpoint_every + 1) * args.checkpoint_every
+    def checkpoint(self) -> None:
+        """out/checkpoints/model_DECISIONS.npz, and the state saved."""
+        learner = self.learner
+        (self.out / "checkpoints").mkdir(exist_ok=True)
+        save_model(self.out / "checkpoints" / f"model_{learner.counters['decisions']}.npz", learner.header(),
+                   learner.weights())
+        self.save()
+
+    def iteration(self) -> None:
+        """One iteration of the learner, logged; evaluations and checkpoints when their turn has come."""
+        learner, c, args = self.learner, self.learner.counters, self.args
+        logs = learner.iteration()
+        for k, v in logs.items():
+            self.writer.add_scalar(k, v, c["decisions"])
+        self.bar.set_description(phase(learner), refresh=False)
+        self.bar.update(logs["rollout/decisions"])
+        if c["decisions"] >= self.next_eval:
+            self.next_eval += args.eval_every
+            self.evaluate()
+        if c["decisions"] >= self.next_ckpt:
+            self.next_ckpt += args.checkpoint_every
+            self.checkpoint()
+
+    def going(self) -> bool:
+        """Whether the run goes on: neither --timesteps nor --seconds reached."""
+        goal, seconds = self.args.timesteps, self.args.seconds
+        return (goal is None or self.learner.counters["decisions"] < goal) and (
+            seconds is None or time.perf_counter() - self.t_start < seconds)
+
+    def train(self) -> None:
+        """Evaluate first (a new run), iterate while `going`, evaluate the last policy, save."""
+        if not self.evaluations:
+            self.evaluate()
+        while self.going():
+            self.iteration()
+        if self.evaluations[-1]["decisions"] != self.learner.counters["decisions"]:
+            self.evaluate()
+        self.save()
+
+    def close(self) -> None:
+        self.bar.close()
+        self.writer.close()
+        self.logf.close()
+
+    def stopped(self, e: KeyboardInterrupt) -> int:
+        """Ctrl-C or SIGTERM: save, say so; exit status 130 or 143."""
+        self.bar.close()
+        self.save()
+        how = "stopped by SIGTERM" if isinstance(e, Stopped) else "interrupted"
+        print(f"{how} at {self.learner.counters['decisions']:,} decisions: model and state saved in {self.out} "
+              "(--resume continues)")
+        self.close()
+        return 143 if isinstance(e, Stopped) else 130
+
+    def diverged(self, e: Diverged) -> int:
+        """An update diverged: the last good model and state saved; exit status 1."""
+        self.bar.close()
+        self.save()
+        self.log(f"{self.prog}: error: {e}; the last good model and state are saved in {self.out} (--resume "
+                 "continues from them: lower lr or max_grad_norm with --set)")
+        self.close()
+        return 1
+
+    def done(self) -> int:
+        self.bar.close()
+        self.writer.close()
+        s = self.summary()
+        self.log(f"done: {s['decisions']:,} decisions at {s['decisions_per_second']:,.0f}/s, final win rate "
+                 f"{self.evaluations[-1]['win_rate']:.3f}, model {self.out / 'model.npz'}, best "
+                 f"{self.out / 'best.npz'}")
+        self.logf.close()
+        return 0
+
+
+def main(argv=None, prog: str = "python -m agents.learner") -> int:
+    """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
+    after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
+    both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
+    the command's name in its messages and log (train.py runs this with its own)."""
+    args = parse_args(argv, prog)
+    started = time.perf_counter(), time.process_time()
+    opened = open_run(args, prog)
+    if isinstance(opened, int):
+        return opened
+    learner, prior, lock = opened
+    run = Run(args, prog, argv, learner, prior, started)
     stops = sigterm_stops()
     stops.__enter__()
+    c, goal = learner.counters, args.timesteps
     if goal is not None and c["decisions"] >= goal:
-        log(f"the run has {c['decisions']:,} decisions already, at least --timesteps {goal:,}: nothing to train")
+        run.log(f"the run has {c['decisions']:,} decisions already, at least --timesteps {goal:,}: nothing to train")
     try:
-        if not evaluations:
-            evaluate()
-        while (goal is None or c["decisions"] < goal) and (args.seconds is None or
-                                                            time.perf_counter() - t_start < args.seconds):
-            logs = learner.iteration()
-            for k, v in logs.items():
-                writer.add_scalar(k, v, c["decisions"])
-            bar.set_description(phase(learner), refresh=False)
-            bar.update(logs["rollout/decisions"])
-            if c["decisions"] >= next_eval:
-                next_eval += args.eval_every
-                evaluate()
-            if c["decisions"] >= next_ckpt:
-                next_ckpt += args.checkpoint_every
-                (out / "checkpoints").mkdir(exist_ok=True)
-                save_model(out / "checkpoints" / f"model_{c['decisions']}.npz", learner.header(), learner.weights())
-                save()
-        if evaluations[-1]["decisions"] != c["decisions"]:
-            evaluate()
-        save()
+        run.train()
     except KeyboardInterrupt as e:
-        bar.close()
-        save()
-        how = "stopped by SIGTERM" if isinstance(e, Stopped) else "interrupted"
-        print(f"{how} at {c['decisions']:,} decisions: model and state saved in {out} (--resume continues)")
-        writer.close()
-        logf.close()
-        return 143 if isinstance(e, Stopped) else 130
+        return run.stopped(e)
     except Diverged as e:
-        bar.close()
-        save()
-        log(f"{prog}: error: {e}; the last good model and state are saved in {out} (--resume continues from "
-            "them: lower lr or max_grad_norm with --set)")
-        writer.close()
-        logf.close()
-        return 1
+        return run.diverged(e)
     finally:
         stops.__exit__(None, None, None)
         lock.close()
-    bar.close()
-    writer.close()
-    s = summary()
-    log(f"done: {c['decisions']:,} decisions at {s['decisions_per_second']:,.0f}/s, final win rate "
-        f"{evaluations[-1]['win_rate']:.3f}, model {out / 'model.npz'}, best {out / 'best.npz'}")
-    logf.close()
-    return 0
+    return run.done()
 
 
 if __name__ == "__main__":

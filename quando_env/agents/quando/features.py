@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from quando_env.quando.cards import PAIR_TO_CARD
+from quando_env.quando.engine import PH_ACT, PH_DRAW, PH_FLIP, PH_KNOCK, PH_OVER  # noqa: F401 (the agents' phases)
 from quando_env.quando.observation import obs_dim, offsets
 
 from ..base import player_counter
@@ -25,7 +26,7 @@ def section_starts(num_players: int) -> dict[str, int]:
 _NAMES = ("phase", "knock_allowed", "knocked", "knocker", "totals", "hand_sizes", "own_hand", "opponents",
           "draw_size", "draw_top", "unseen", "known_cards", "penalty", "active", "turns", "discard_size")
 
-PH_ACT, PH_DRAW, PH_FLIP, PH_KNOCK, PH_OVER = range(5)
+NUM_PHASES = PH_OVER + 1     # the observation's phase section: one column per engine phase
 _PAIR = PAIR_TO_CARD.astype(np.int64)
 
 
@@ -36,7 +37,8 @@ def starts_vector(num_players: int) -> np.ndarray:
 
 @njit(cache=True)
 def phase_of(o, st):
-    for i in range(5):
+    """The engine's phase code of the decision (PH_OVER when none)."""
+    for i in range(NUM_PHASES):
         if o[st[S_PHASE] + i] > 0.5:
             return i
     return PH_OVER

@@ -2,7 +2,8 @@
 import numpy as np
 from numba import njit
 
-from quando_env.quando.cards import FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, SET, TAKE_DOWN, TAKE_UP
+from quando_env.quando.cards import (FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, TAKE_DOWN, TAKE_UP,
+                                     is_straight, set_count, set_value, straight_low)
 
 from ..base import Agent
 from .features import (PH_DRAW, PH_FLIP, PH_KNOCK, hand_sum, own_counts, phase_of, players_from_obs_dim,
@@ -35,14 +36,14 @@ def greedy_kernel(obs, masks, st, threshold, take_below, out):
                 out[i] = KNOCK
                 continue
             best = -1.0
-            for a in range(KNOCK):   # the discard that removes the most points (more cards on ties)
+            for a in range(KNOCK):   # straights and sets: the discard that removes the most points (more cards on ties)
                 if not m[a]:
                     continue
-                if a < SET:
-                    r = 3.0 * a + 3.0 + 0.03
+                if is_straight(a):
+                    r = 3.0 * straight_low(a) + 3.0 + 0.03
                 else:
-                    v = (a - SET) // 10
-                    k = (a - SET) % 10 + 1
+                    v = set_value(a)
+                    k = set_count(a)
                     r = float(v * k) + 0.01 * k
                 if r > best:
                     best = r

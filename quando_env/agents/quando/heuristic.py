@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from quando_env import rng
-from quando_env.quando.cards import FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, SET, TAKE_DOWN, TAKE_UP
+from quando_env.quando.cards import (FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, TAKE_DOWN, TAKE_UP, flip_back, is_set,
+                                     is_straight, set_count, set_value, straight_low)
 
 from ..base import ParamAgent
 from .features import (PH_DRAW, PH_FLIP, PH_KNOCK, S_KNOCKED, S_OPP, hand_sum, hidden_dist, mean_var, own_counts,
@@ -217,7 +218,7 @@ def decide(o, m, st, n, prm, vals):
         best_v = 1e9
         for a in range(FLIP_UNKNOWN, NUM_ACTIONS):
             if m[a]:
-                v = unknown if a == FLIP_UNKNOWN else float(a - FLIP_UNKNOWN)
+                v = unknown if a == FLIP_UNKNOWN else float(flip_back(a))
                 if v < best_v:
                     best_v = v
                     best_a = a
@@ -245,22 +246,23 @@ def decide(o, m, st, n, prm, vals):
         if not m[a]:
             continue
         k = 3
-        if a < SET:
-            for v in range(a, a + 3):
+        if is_straight(a):
+            x = straight_low(a)
+            for v in range(x, x + 3):
                 cnt[v] -= 1
         else:
-            v0 = (a - SET) // 10
-            k = (a - SET) % 10 + 1
+            v0 = set_value(a)
+            k = set_count(a)
             cnt[v0] -= k
         if up >= 0:
             vu, vd = _draw_values(cnt, up, down, pdown, prm, last)
             val = min(vu, vd)
         else:
             val = _hval(cnt, prm, last)
-        if a >= 9 and k == 3:
+        if is_set(a) and k == 3:
             val -= prm[P_TRIP_NOW] * (n - 1)
-        if a < SET:
-            for v in range(a, a + 3):
+        if is_straight(a):
+            for v in range(x, x + 3):
                 cnt[v] += 1
         else:
             cnt[v0] += k

@@ -7,7 +7,7 @@ from quando_env import VectorGame
 from quando_env.quando.cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, PASS, TAKE_DOWN, TAKE_UP, deck_to_cards,
                                     set_action)
 from quando_env.quando.observation import offsets
-from reference import complete_deck
+from quando_reference import complete_deck
 
 
 class Table:

@@ -1,6 +1,6 @@
 """Slow, plain-Python reference implementation of ONE round of Quando.
 
-Written only from the rules spec (quando-spec.md); rule ids (R*, D*, K*) refer to it.
+Written only from the rules spec (quando_env/quando/RULES.md); rule ids (R*, D*, K*) refer to it.
 It is meant to be read and trusted, not to be fast: the round is a straightforward
 procedural script (a generator) that yields every decision point and receives the
 chosen action back.  No numpy, standard library only.

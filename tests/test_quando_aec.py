@@ -1,6 +1,6 @@
 """The PettingZoo AEC environment (quando_env.env / raw_env): API and seeding tests, reset options,
 rewards and infos, episode ends, illegal moves, bad options, state() and rendering. Rule ids refer to
-/work/shared/quando-spec.md."""
+quando_env/quando/RULES.md."""
 import logging
 import re
 import warnings

@@ -1,6 +1,6 @@
 """VectorGame under long random play: invariants checked at every decision, determinism across seeds,
 batch sizes and slots (including autoreset), and the errors for bad input. Rule ids refer to
-/work/shared/quando-spec.md."""
+quando_env/quando/RULES.md."""
 import functools
 
 import numpy as np

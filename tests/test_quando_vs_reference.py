@@ -1,4 +1,4 @@
-"""The vectorized engine against the plain-Python reference (tests/reference.py, written from the spec
+"""The vectorized engine against the plain-Python reference (tests/quando_reference.py, written from the spec
 alone) on thousands of random rounds: same player to move, same mask at every decision, same hands and
 piles (which checks D4's choice and order of discarded cards), same points."""
 import random
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from quando_env import VectorGame
-from reference import RefRound, Reshuffle
+from quando_reference import RefRound, Reshuffle
 
 ROUNDS_PER_CASE = 250  # x 10 cases = 2,500 rounds, each compared decision by decision
 

@@ -6,7 +6,7 @@ import pytest
 from quando_env import VectorGame
 from quando_env.quando.cards import CARD_VALUES, TAKE_DOWN, TAKE_UP, set_action
 from quando_env.quando.observation import offsets
-from reference import complete_deck
+from quando_reference import complete_deck
 
 sample_states = VectorGame.sample_states
 LOC_DRAW = 6

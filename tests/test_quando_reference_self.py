@@ -1,4 +1,4 @@
-"""Self-tests of the reference round (tests/reference.py) on hand-built decks.
+"""Self-tests of the reference round (tests/quando_reference.py) on hand-built decks.
 
 The rulebook's worked examples (spec, end of "Scoring and the game") plus a few targeted rule
 checks and random-play smoke tests.  Test names carry the rule they check.
@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from reference import (  # noqa: E402
+from quando_reference import (  # noqa: E402
     KNOCK, PASS, TAKE_UP, TAKE_DOWN, FLIP_UNSEEN,
     RefRound, Reshuffle, complete_deck, deck_for_hands, full_card_set, set_action,
 )
