@@ -1,7 +1,7 @@
 """A batched self-play learner written once over the game contract (quando_env.core.Game): any game with a
 heuristic agent trains with it, and the result plays as agents.learned.LearnedAgent.
 
-    python -m agents.learner --game cabo --seconds 600 --out runs/learned_cabo
+    python -m quando_env.agents.learner --game cabo --seconds 600 --out runs/learned_cabo
 
 How it plays. `num_games` games of one VectorGame are stepped together; every game has an owner per seat, drawn
 when its episode starts: the learner, or an opponent from the pool (the game's heuristic, frozen snapshots of
@@ -716,7 +716,7 @@ class Learner:
 
 
 # ---------------------------------------------------------------------------------------------- command line
-def parser(prog: str = "python -m agents.learner") -> argparse.ArgumentParser:
+def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description="Train a learned agent by batched "
                                 "self-play against a pool (the game's heuristic, snapshots of itself). Bad options "
                                 "are refused before anything is written.", allow_abbrev=False)
@@ -774,7 +774,7 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
     return name, value
 
 
-def parse_args(argv=None, prog: str = "python -m agents.learner") -> argparse.Namespace:
+def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> argparse.Namespace:
     """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
     otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
     --eval-games), or with --resume those saved in --out, which the options given must repeat; a new run given
@@ -1036,7 +1036,7 @@ class Run:
         return 0
 
 
-def main(argv=None, prog: str = "python -m agents.learner") -> int:
+def main(argv=None, prog: str = "python -m quando_env.agents.learner") -> int:
     """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
     after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
     both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
