@@ -403,7 +403,7 @@ def test_settings_are_checked():
                 {"options": {"num_players": 3}}, {"threads": True}, {"teacher": "oracle"}, {"teacher_samples": 1},
                 {"bc_dagger": 1.5}, {"init": 3}, {"margin": -0.1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            Hyper(**bad)
+            Hyper(game="quando", **bad)
     with pytest.raises(ValueError, match="num_players"):
         Hyper(game="help", num_players=9)
 
