@@ -118,11 +118,11 @@ def test_candidate_values_agree_with_act_and_leave_act_unchanged():
     """The choice candidate_values gives is act()'s with the same streams, the streams advance alike, values are
     NaN exactly off the searched candidates (always the heuristic's choice among them)."""
     vg = game_class("quando")(16, seed=3, autoreset=False)
-    heuristic = make_agent("heuristic")
+    heuristic = make_agent("heuristic", game="quando")
     for _ in range(40):
         vg.step(heuristic.act(vg.observe(), vg.legal_action_mask))
     obs, masks = vg.observe(), vg.legal_action_mask
-    search = make_agent("rollout", samples=4, knock_samples=4, seed=0)
+    search = make_agent("rollout", samples=4, knock_samples=4, seed=0, game="quando")
     streams = rng.streams(np.arange(16), rng.SALT_AGENT)
     s1, s2 = streams.copy(), streams.copy()
     acts = search.act(obs, masks, streams=s1)
@@ -151,8 +151,8 @@ def test_a_model_trained_on_quando_labels_plays_as_learned_path(tmp_path, capsys
     header, _ = load_model(model)
     assert header["move"] == {"features": game_class("quando")(1).action_feature_dim, "hidden": [16, 8]}
     assert header["info"]["method"] == "distill" and header["info"]["labels"] == 12
-    res = play_match([make_agent(f"learned:{model}"), make_agent("random"), make_agent("random"),
-                      make_agent("random")], 2, seed=1, progress=False)
+    lineup = [make_agent(f"learned:{model}", game="quando")] + [make_agent("random", game="quando") for _ in range(3)]
+    res = play_match(lineup, 2, seed=1, progress=False, game="quando")
     assert [s.games for s in res.stats] == [2, 2, 2, 2]      # the engine refuses an illegal move
     again = tmp_path / "again.npz"
     assert main(["train", str(labels), "--out", str(again), "--hidden", "32", "--move-hidden", "16,8", "--epochs",
@@ -253,7 +253,7 @@ def test_shards_spread_over_a_two_node_cluster_are_the_single_process_ones(ray_t
         return out
 
     settings = LabelSettings(options=game_class("quando").config_class(num_players=4).to_dict(), samples=2,
-                             knock_samples=2, shard_size=6, every=0.2, games=2)
+                             knock_samples=2, shard_size=6, every=0.2, games=2, game="quando")
     runner = RayRunner(ray_two_nodes.address)
     assert runner.num_cpus == 2
     results = list(runner.run(on_node, range(4)))

@@ -36,14 +36,14 @@ class SeatSpy(Agent):
 
 def test_seats_rotate_so_every_agent_sits_everywhere():
     spy = SeatSpy(4)
-    play_match([spy, GreedyAgent(), GreedyAgent(), GreedyAgent()], 8, seed=0, progress=False)
+    play_match([spy, GreedyAgent(), GreedyAgent(), GreedyAgent()], 8, seed=0, progress=False, game="quando")
     seats = set(spy.seen)
     assert seats == {0, 1, 2, 3}
 
 
 def test_seat_rotation_is_balanced_by_game():
     spies = [SeatSpy(3) for _ in range(3)]
-    play_match(spies, 3, seed=0, progress=False, batch_size=1)
+    play_match(spies, 3, seed=0, progress=False, batch_size=1, game="quando")
     # With batch size 1 each game's first decisions come in order; game j puts entry i in seat (i + j) % 3.
     firsts = [sorted(set(s.seen)) for s in spies]
     assert all(f == [0, 1, 2] for f in firsts)
@@ -51,7 +51,7 @@ def test_seat_rotation_is_balanced_by_game():
 
 def test_statistics_are_consistent():
     res = play_match([HeuristicAgent(), RandomAgent(seed=1), GreedyAgent(), RandomAgent(seed=2)], 40, seed=3,
-                     names=["h", "r", "g", "r"], progress=False)
+                     names=["h", "r", "g", "r"], progress=False, game="quando")
     assert [s.games for s in res.stats] == [40] * 4
     assert sum(s.wins for s in res.stats) >= 40                  # one winner per game at least (ties: more)
     assert len({s.rounds for s in res.stats}) == 1                # every entry plays every round
@@ -64,9 +64,9 @@ def test_statistics_are_consistent():
 
 def test_same_seed_same_result_and_batch_size_does_not_matter():
     agents = [GreedyAgent() for _ in range(4)]
-    a = play_match(agents, 10, seed=5, progress=False, batch_size=10)
-    b = play_match(agents, 10, seed=5, progress=False, batch_size=3)
-    c = play_match(agents, 10, seed=6, progress=False, batch_size=10)
+    a = play_match(agents, 10, seed=5, progress=False, batch_size=10, game="quando")
+    b = play_match(agents, 10, seed=5, progress=False, batch_size=3, game="quando")
+    c = play_match(agents, 10, seed=6, progress=False, batch_size=10, game="quando")
     assert np.array_equal(a.totals, b.totals)
     assert not np.array_equal(a.totals, c.totals)
 
@@ -75,11 +75,11 @@ def test_agents_that_draw_random_numbers_play_the_same_games_whatever_the_batch_
     """Each game's agent randomness comes from streams of that game's seed (issue: seed 7 gave 0.990 at
     batch 256 and 0.995 at batch 50 when agents drew from one stream across batches)."""
     agents = [RandomAgent(seed=1), RandomAgent(seed=2), GreedyAgent()]
-    runs = [play_match(agents, 12, seed=7, progress=False, batch_size=b) for b in (12, 5, 1)]
+    runs = [play_match(agents, 12, seed=7, progress=False, batch_size=b, game="quando") for b in (12, 5, 1)]
     for r in runs[1:]:
         assert np.array_equal(runs[0].totals, r.totals)
-    rollout = make_agent("rollout", samples=4, knock_samples=4, max_candidates=1)
-    a, b = (play_match([rollout, RandomAgent(), RandomAgent()], 3, seed=3, progress=False, batch_size=bs)
+    rollout = make_agent("rollout", samples=4, knock_samples=4, max_candidates=1, game="quando")
+    a, b = (play_match([rollout, RandomAgent(), RandomAgent()], 3, seed=3, progress=False, batch_size=bs, game="quando")
             for bs in (3, 2))
     assert np.array_equal(a.totals, b.totals)
 
@@ -100,10 +100,10 @@ def test_summary_fields():
 
 def test_wrong_number_of_agents():
     with pytest.raises(ValueError, match="5 agents for 4 players: give 1 to 4 agents"):
-        play_match([GreedyAgent()] * 5, 2, num_players=4, progress=False)
+        play_match([GreedyAgent()] * 5, 2, num_players=4, progress=False, game="quando")
     for games in (0, -5, 2.0, True):
         with pytest.raises(ValueError, match=f"games={games!r} is not allowed"):
-            play_match([GreedyAgent()] * 4, games, progress=False)
+            play_match([GreedyAgent()] * 4, games, progress=False, game="quando")
 
 
 def test_league_lineups():
@@ -117,7 +117,7 @@ def test_league_lineups():
 
 def test_league_ranks_heuristic_above_random():
     res = play_league({"random": lambda: RandomAgent(seed=0), "greedy": GreedyAgent, "heuristic": HeuristicAgent},
-                      20, seed=0, progress=False)
+                      20, seed=0, progress=False, game="quando")
     order = list(res["ratings"])
     assert order[0] == "heuristic" and order[-1] == "random"
     assert res["ratings"]["heuristic"]["mu"] > res["ratings"]["random"]["mu"]

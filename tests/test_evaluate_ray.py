@@ -94,9 +94,9 @@ def test_a_match_that_fits_one_batch_still_runs_a_task_per_cpu(ray_local):
     runner = Recording(RayRunner("local"))
     assert runner.num_cpus == ray_local.cluster_resources()["CPU"] == 2
     agents = [RandomAgent(), GreedyAgent(), RandomAgent()]
-    res = play_match(agents, 5, seed=4, runner=runner, progress=False)
+    res = play_match(agents, 5, seed=4, runner=runner, progress=False, game="quando")
     assert runner.batches == [Batch(0, 2), Batch(2, 3)]
-    assert np.array_equal(res.totals, play_match(agents, 5, seed=4, progress=False).totals)
+    assert np.array_equal(res.totals, play_match(agents, 5, seed=4, progress=False, game="quando").totals)
     assert [s.games for s in res.stats] == [5, 5, 5]
 
 
@@ -190,6 +190,6 @@ def test_batches_spread_over_a_two_node_cluster_and_give_the_single_process_resu
     runner = Wrapping(RayRunner(ray_two_nodes.address), on_node)
     assert runner.num_cpus == 2 and {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
     agents = [GreedyAgent(), RandomAgent(), RandomAgent()]
-    res = play_match(agents, 8, seed=5, batch_size=2, runner=runner, progress=False)
+    res = play_match(agents, 8, seed=5, batch_size=2, runner=runner, progress=False, game="quando")
     assert len({r.node for r in runner.results}) == 2
-    assert same_match(res, play_match(agents, 8, seed=5, progress=False))
+    assert same_match(res, play_match(agents, 8, seed=5, progress=False, game="quando"))

@@ -396,14 +396,14 @@ def test_ctrl_c_or_sigterm_saves_the_model_and_state_and_says_so_in_one_line(tmp
 
 def test_settings_are_checked():
     with pytest.raises(ValueError, match="method='a2c' is not allowed: choose one of"):
-        Hyper(method="a2c")
+        Hyper(method="a2c", game="quando")
     with pytest.raises(ValueError, match="num_games=0"):
-        Hyper(num_games=0)
+        Hyper(num_games=0, game="quando")
     for bad in ({"lr": -1.0}, {"lr": float("nan")}, {"hidden": ()}, {"seed": -1}, {"epochs": 2.0}, {"gamma": 2},
                 {"options": {"num_players": 3}}, {"threads": True}, {"teacher": "oracle"}, {"teacher_samples": 1},
                 {"bc_dagger": 1.5}, {"init": 3}, {"margin": -0.1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            Hyper(**bad)
+            Hyper(game="quando", **bad)
     with pytest.raises(ValueError, match="num_players"):
         Hyper(game="help", num_players=9)
 

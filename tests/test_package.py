@@ -54,7 +54,7 @@ def test_repository_model_paths_name_the_shipped_models(tmp_path, monkeypatch):
     agent = make_agent("learned:agents/models/learned_quando_4p.npz", game="quando")
     assert agent.path == ROOT / MODEL
     with pytest.raises(FileNotFoundError, match="agents/models/nothing.npz"):
-        check_agent("learned:agents/models/nothing.npz")
+        check_agent("learned:agents/models/nothing.npz", game="quando")
 
 
 def test_import_quando_env_and_its_command_line_stay_free_of_torch_and_agents():
@@ -104,7 +104,7 @@ def test_a_missing_extra_is_named_with_its_pip_command():
     r = python("import sys; sys.modules['stable_baselines3'] = sys.modules['sb3_contrib'] = None\n"
                "import quando_env\n"
                "from quando_env.agents import make_agent\n"
-               "for make in (lambda: quando_env.make_vec_env(2), lambda: make_agent('ppo')):\n"
+               "for make in (lambda: quando_env.make_vec_env(2), lambda: make_agent('ppo', game='quando')):\n"
                "    try:\n"
                "        make()\n"
                "    except ModuleNotFoundError as e:\n"

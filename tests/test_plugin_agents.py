@@ -197,9 +197,10 @@ def test_fewer_agents_than_seats_share_them_fairly_whatever_their_order(tmp_path
         data, _ = evaluate(tmp_path, capsys, "--agents", *order, "--players", "4", "--games", "9")
         assert {k: v["games"] for k, v in data["agents"].items()} == {k: 12 for k in order}
         assert data["players"] == 4
-    agents = [make_agent("greedy"), make_agent("random", seed=1), make_agent("heuristic")]
+    agents = [make_agent("greedy", game="quando"), make_agent("random", seed=1, game="quando"),
+              make_agent("heuristic", game="quando")]
     for games in (3, 6, 7):
-        res = play_match(agents, games, seed=2, num_players=4, progress=False)
+        res = play_match(agents, games, seed=2, num_players=4, progress=False, game="quando")
         counts = [s.games for s in res.stats]
         assert sum(counts) == 4 * games and max(counts) - min(counts) <= (games % 3 != 0)
 

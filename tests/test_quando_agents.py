@@ -116,14 +116,14 @@ def test_knock_estimate_grows_as_my_sum_falls():
 
 def test_heuristic_beats_random_players():
     res = play_match([HeuristicAgent(), RandomAgent(seed=1), RandomAgent(seed=2), RandomAgent(seed=3)], 100, seed=0,
-                     names=["heuristic", "random", "random", "random"], progress=False).pooled()
+                     names=["heuristic", "random", "random", "random"], progress=False, game="quando").pooled()
     assert res["heuristic"]["win_rate"] >= 0.85
     assert res["heuristic"]["mean_round_points"] < res["random"]["mean_round_points"] / 3
 
 
 def test_heuristic_beats_greedy_players():
     res = play_match([HeuristicAgent(), GreedyAgent(), GreedyAgent(), GreedyAgent()], 200, seed=0,
-                     names=["heuristic", "greedy", "greedy", "greedy"], progress=False).pooled()
+                     names=["heuristic", "greedy", "greedy", "greedy"], progress=False, game="quando").pooled()
     assert res["heuristic"]["win_rate"] > 0.45
 
 
@@ -180,18 +180,18 @@ def test_rollout_candidates_include_the_heuristic_choice_knock_and_pass():
 
 def test_rollout_agent_finishes_games():
     res = play_match([RolloutAgent(search_kit(), samples=2, knock_samples=2, horizon=12, seed=0), HeuristicAgent(),
-                      HeuristicAgent(), HeuristicAgent()], 4, seed=0, progress=False)
+                      HeuristicAgent(), HeuristicAgent()], 4, seed=0, progress=False, game="quando")
     assert all(s.games == 4 for s in res.stats)
 
 
 def test_shipped_ppo_model_loads_and_beats_random_players():
-    ppo = make_agent("ppo")
+    ppo = make_agent("ppo", game="quando")
     assert isinstance(ppo, PPOAgent) and isinstance(ppo, Agent)
     obs, masks = positions(games=8, steps=60, seed=8)
     a = ppo.act(obs, masks)
     assert masks[np.arange(len(obs)), a].all()
     res = play_match([ppo, RandomAgent(seed=1), RandomAgent(seed=2), RandomAgent(seed=3)], 40, seed=0,
-                     names=["ppo", "r", "r", "r"], progress=False).pooled()
+                     names=["ppo", "r", "r", "r"], progress=False, game="quando").pooled()
     assert res["ppo"]["win_rate"] > 0.6
 
 
@@ -206,22 +206,22 @@ def test_ppo_hint_is_the_heuristic_action():
 
 
 def test_make_agent_names():
-    assert isinstance(make_agent("random"), RandomAgent)
-    assert isinstance(make_agent("greedy"), GreedyAgent)
-    assert isinstance(make_agent("heuristic"), HeuristicAgent)
-    assert isinstance(make_agent("rollout"), RolloutAgent)
+    assert isinstance(make_agent("random", game="quando"), RandomAgent)
+    assert isinstance(make_agent("greedy", game="quando"), GreedyAgent)
+    assert isinstance(make_agent("heuristic", game="quando"), HeuristicAgent)
+    assert isinstance(make_agent("rollout", game="quando"), RolloutAgent)
     with pytest.raises(ValueError, match="unknown agent"):
-        make_agent("alphazero")
+        make_agent("alphazero", game="quando")
     with pytest.raises(ValueError, match="only ppo, learned and rllib take a path"):
-        make_agent("heuristic:x")
+        make_agent("heuristic:x", game="quando")
     for key in ("ppo", "learned", "rllib"):             # an empty $MODEL must not play the shipped model
         with pytest.raises(ValueError, match=f"agent '{key}:': no path after '{key}:'; give {key}:PATH"):
-            make_agent(f"{key}:")
+            make_agent(f"{key}:", game="quando")
     for players in (True, 4.0, "4", 9):                 # checked before a file name is made of it
         with pytest.raises(ValueError, match=f"num_players={players!r} is not allowed: an integer 2..6"):
-            make_agent("learned", num_players=players)
+            make_agent("learned", num_players=players, game="quando")
     with pytest.raises(FileNotFoundError, match="no PPO model"):
-        make_agent("ppo:/nonexistent/model.zip")
+        make_agent("ppo:/nonexistent/model.zip", game="quando")
     with pytest.raises(FileNotFoundError, match=r"train one with `python -m quando_env.agents.training --game cabo`"):
         check_agent("ppo", game="cabo")      # train.py is the batched learner, whose models are learned:PATH
     with pytest.raises(FileNotFoundError, match=r"train one with `python -m quando_env.agents.training --game help`"):

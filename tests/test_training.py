@@ -15,21 +15,21 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_heuristic_games_returns_are_discounted_round_points():
-    obs, masks, acts, ret = heuristic_games(3, seed=0, gamma=1.0, reward_scale=1.0)
+    obs, masks, acts, ret = heuristic_games(3, seed=0, gamma=1.0, reward_scale=1.0, game="quando")
     assert len(obs) == len(masks) == len(acts) == len(ret) > 100
     assert masks[np.arange(len(acts)), acts].all()
     assert np.array_equal(HeuristicAgent().act(obs, masks), acts)
     assert (ret <= 0).all() and ret.min() <= -50        # undiscounted: minus the points still to come, >= 50 total
     # Discounting shrinks what is still owed.
-    _, _, _, ret_d = heuristic_games(3, seed=0, gamma=0.9, reward_scale=1.0)
+    _, _, _, ret_d = heuristic_games(3, seed=0, gamma=0.9, reward_scale=1.0, game="quando")
     assert (ret_d >= ret).all() and (ret_d > ret).any()
 
 
 def test_opponent_pool_mixes_heuristic_and_snapshots():
-    assert len(opponent_pool([], 0.5)) == 1
-    pool = opponent_pool(["s1", "s2"], 0.5)
+    assert len(opponent_pool([], 0.5, game="quando")) == 1
+    pool = opponent_pool(["s1", "s2"], 0.5, game="quando")
     assert pool.count("s1") == 1 and sum(isinstance(x, HeuristicAgent) for x in pool) == 2
-    pool = opponent_pool(["s1"], 0.75)
+    pool = opponent_pool(["s1"], 0.75, game="quando")
     assert sum(isinstance(x, HeuristicAgent) for x in pool) == 3
 
 
@@ -53,7 +53,7 @@ def test_train_end_to_end(tmp_path):
     assert "warm start" not in r.stdout
     hist = json.loads((tmp_path / "run2" / "eval_history.json").read_text())
     assert hist[0]["timesteps"] >= 2048                          # the step count goes on from the resumed model
-    agent = PPOAgent(tmp_path / "model.zip")
+    agent = PPOAgent(tmp_path / "model.zip", game="quando")
     obs = np.zeros((1, 1152), np.float32)
     mask = np.zeros((1, 134), bool)
     mask[0, 121:123] = True

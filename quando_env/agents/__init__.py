@@ -44,7 +44,7 @@ def model_file(path: str) -> str:
     return path
 
 
-def model_path(name: str, game: str = "quando", num_players: int = 4) -> Path | None:
+def model_path(name: str, game: str, num_players: int = 4) -> Path | None:
     """The model file the agent `name` loads (ppo, ppo:PATH, learned, learned:PATH), None for any other."""
     from . import learned, ppo
 
@@ -56,7 +56,7 @@ def model_path(name: str, game: str = "quando", num_players: int = 4) -> Path | 
     return None
 
 
-def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
+def check_agent(name: str, game: str, num_players: int = 4) -> None:
     """Refuse what make_agent(name, game=game, num_players=num_players) would refuse: ValueError for an unknown
     name or a path where none is taken, FileNotFoundError for a model file or checkpoint that does not exist
     (`learned` is the shipped model of the game and player count). Builds nothing and loads no model file; a
@@ -103,8 +103,8 @@ def check_agent(name: str, game: str = "quando", num_players: int = 4) -> None:
                      "learned:PATH, rllib:CHECKPOINT, FILE.py:NAME or package.module:NAME")
 
 
-def make_agent(name: str, seed: int | None = None, game: str = "quando", num_players: int = 4,
-               options: dict | None = None, **kwargs) -> Agent:
+def make_agent(name: str, seed: int | None = None, *, game: str, num_players: int = 4, options: dict | None = None,
+               **kwargs) -> Agent:
     """An agent by its command-line name (NAMES_HELP) for games of `num_players` players: random, rollout, ppo,
     ppo:PATH, learned, learned:PATH (a model of agents.learner, refused here unless made for this game and player
     count), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), one of the game's own

@@ -30,9 +30,10 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -52,7 +53,7 @@ SEARCH_SEEDS = 5 << 40      # the salt of a shard's own generator (its games' se
 class LabelSettings:
     """What a shard's labels follow from (stored in every shard's header; a resumed run must repeat them)."""
 
-    game: str = "quando"
+    game: str = None                # the game's name (or engine class): required
     options: dict = None            # the game's config as a dict (num_players included)
     policy: str = "heuristic"       # the behaviour policy: the game's heuristic, or learned:PATH
     samples: int = 96               # the search's worlds per decision (RolloutAgent's defaults)
@@ -62,6 +63,9 @@ class LabelSettings:
     every: float = 0.1              # share of the eligible decisions labelled (spreads a shard over whole games)
     games: int = 8                  # games a shard plays side by side
     seed: int = 0
+
+    def __post_init__(self):
+        game_class(self.game)       # ValueError naming game and the games' names
 
     def search(self) -> dict:
         return {"samples": self.samples, "knock_samples": self.knock_samples, "max_candidates": self.max_candidates}
@@ -367,7 +371,7 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
                                 "label decisions with the search (label), then fit a network to them (train). Bad "
                                 "options are refused before anything is written.", allow_abbrev=False)
     sub = p.add_subparsers(dest="command", required=True)
-    d = LabelSettings()
+    d = SimpleNamespace(**{f.name: f.default for f in fields(LabelSettings)})     # the settings' defaults
     lab = sub.add_parser("label", help="label decisions with the rollout search, in shards", allow_abbrev=False,
                          description="Play games with a behaviour policy and label a share of the decisions with the "
                          "rollout search's value of each candidate; shard i is made from seed + i alone, written "

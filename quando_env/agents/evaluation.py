@@ -109,7 +109,7 @@ class MatchResult:
     stats: list
     totals: np.ndarray = field(default=None)      # (games, k) final totals by agent, not by seat
     places: np.ndarray = field(default=None)      # (games, k) places by agent, 0 best
-    game: object = "quando"     # the game's name or class
+    game: object = field(kw_only=True)    # the game's name or class (required)
     actions: list = None        # per game its actions (play_match(keep_actions=True)); None for a game not played
 
     def pooled(self) -> dict:
@@ -175,7 +175,7 @@ def build_agents(makers) -> list:
 
 
 def play_match(agents, games: int, seed: int = 0, names: list | None = None, batch_size: int = 256,
-               progress: bool = True, desc: str = "games", game: str = "quando", runner=None,
+               progress: bool = True, desc: str = "games", *, game: str, runner=None,
                keep_actions: bool = False, **config) -> MatchResult:
     """Play `games` games of `game` between the k agents (k <= num_players); seats rotate per game (in game j seat
     s is played by agent (s - j) mod k: see the module's docstring).
@@ -222,12 +222,12 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
             if keep_actions:
                 moves[rows] = r.actions
     except KeyboardInterrupt:
-        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], game, moves)) from None
+        raise Interrupted(MatchResult(names, stats, all_totals[got], all_places[got], moves, game=game)) from None
     except Exception as e:          # a failing agent: the finished batches are kept
-        raise AgentFailed(MatchResult(names, stats, all_totals[got], all_places[got], game, moves), e) from e
+        raise AgentFailed(MatchResult(names, stats, all_totals[got], all_places[got], moves, game=game), e) from e
     finally:
         bar.close()
-    return MatchResult(names, stats, all_totals, all_places, game, moves)
+    return MatchResult(names, stats, all_totals, all_places, moves, game=game)
 
 
 def play_batch(agents, batch: Batch, seed: int, game: str, config: dict, on_games=None,

@@ -21,7 +21,7 @@ def lineups(names: list, num_players: int) -> list[tuple]:
 
 
 def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_players: int = 4,
-                progress: bool = True, batch_size: int = 256, runner=None, game: str = "quando", **config) -> dict:
+                progress: bool = True, batch_size: int = 256, runner=None, *, game: str, **config) -> dict:
     """Round robin of the agents built by factories {name: () -> agent}; returns ratings and pooled stats.
     With a runner (see play_match), its tasks build each lineup's agents from the factories (which Ray ships
     with cloudpickle).
@@ -70,8 +70,7 @@ def rate(model, ratings: dict, stats: dict, res) -> None:
             ratings[t] = team[0]
 
 
-def league_result(ratings: dict, stats: dict, table: list, games_per_lineup: int, played: int,
-                  game: str = "quando") -> dict:
+def league_result(ratings: dict, stats: dict, table: list, games_per_lineup: int, played: int, game: str) -> dict:
     """What play_league returns: the entrants by rating (best first) with their pooled stats."""
     out = {}
     for name in ratings:

@@ -255,10 +255,11 @@ def check_rules(path, trained: dict, rules: dict, default: dict, given: set) -> 
 
 class LearnedAgent(Agent):
     """Plays the legal action with the highest policy output of a learned model (a file, or header and weights
-    held in memory, e.g. the learner's snapshots). With game and num_players, a model whose observations are not
-    that game's for that many players is refused as it loads, naming both lengths; with options too (the game's
-    other options, e.g. edition), so is a model trained with other rules: an option given, or one the model was
-    trained with away from its default, must match (episode, reward and max_steps are free)."""
+    held in memory, e.g. the learner's snapshots; no path: the shipped model of `game`). With game and
+    num_players, a model whose observations are not that game's for that many players is refused as it loads,
+    naming both lengths; with options too (the game's other options, e.g. edition), so is a model trained with
+    other rules: an option given, or one the model was trained with away from its default, must match (episode,
+    reward and max_steps are free)."""
 
     name = "learned"
 
@@ -277,11 +278,15 @@ class LearnedAgent(Agent):
                 default = make_config(cls.config_class, num_players=num_players).to_dict()
                 obs_dim = cls.obs_dim_of(num_players)
             if path is None:
-                path = default_model(game or "quando", num_players or 4)
+                if game is None:
+                    from quando_env.registry import game_names
+                    raise ValueError(f"LearnedAgent: give path (a learned model), or game= (one of {game_names()}) "
+                                     "for the game's shipped model")
+                path = default_model(game, num_players or 4)
                 if not path.is_file():
                     raise FileNotFoundError(f"no learned model at {path}: train one with `python -m quando_env train "
-                                            f"--game {game or 'quando'} --out DIR` and copy DIR/model.npz there, or "
-                                            "give learned:PATH")
+                                            f"--game {game} --out DIR` and copy DIR/model.npz there, or give "
+                                            "learned:PATH")
             path = Path(path)
             header, weights = load_model(path, game=game, obs_dim=obs_dim, num_players=num_players)
             if options is not None and rules:

@@ -68,7 +68,7 @@ MAX_ROLLOUT = 1 << 18           # decisions a rollout holds (its buffer: that ma
 class Hyper:
     """Every setting of a run (stored with it; `--set name=value` changes one)."""
 
-    game: str = "quando"
+    game: str = None                               # required: one of game_names()
     num_players: int = 4
     options: dict = field(default_factory=dict)    # the game's other options (defaults otherwise)
     method: str = "ppo"                            # "ppo" or "dmc"

@@ -38,14 +38,15 @@ def default_model(game: str) -> Path:
 
 class PPOAgent(Agent):
     """Plays the policy's most likely legal action (deterministic=True) or samples from it. `path`: a MaskablePPO
-    .zip (default: the game's shipped model).
+    .zip (default: the shipped model of `game`, which is required: the file does not say its game, and the
+    hint and the check of the observation length follow from it).
 
     Load only files you trust: MaskablePPO.load unpickles parts of the zip (cloudpickle), so a crafted
     file runs any code it holds. The shipped models (quando_env/agents/models) are the project's own."""
 
     name = "ppo"
 
-    def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None, game: str = "quando",
+    def __init__(self, path: str | Path | None = None, deterministic: bool = True, model=None, *, game: str,
                  num_players: int | None = None):
         if model is None:
             with needs("train", "the ppo agent"):

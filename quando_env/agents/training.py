@@ -38,7 +38,7 @@ def heuristic_of(game: str):
 
 # ---------------------------------------------------------------- warm start data
 def heuristic_games(num_games: int, seed: int, gamma: float, reward_scale: float, num_players: int = 4,
-                    agent=None, game: str = "quando", **config):
+                    agent=None, *, game: str, **config):
     """Play num_games games of `game` with `agent` (default: the game's heuristic) in every seat. Returns (obs,
     masks, actions, returns): every decision, and the discounted return the deciding seat collected from it on,
     counted as the training env counts it (the rewards between one of its decisions and its next one make one
@@ -90,7 +90,7 @@ def _discounted(rew, nxt, gamma):
 
 def warm_start(model, games: int, seed: int, gamma: float, reward_scale: float, chunk: int = 64,
                epochs: int = 4, batch_size: int = 1024, lr: float = 1e-3, progress: bool = True, hint: bool = False,
-               game: str = "quando", **config) -> dict:
+               *, game: str, **config) -> dict:
     """Behaviour cloning of the game's heuristic into model.policy: cross-entropy on the masked policy and squared
     error on the value head, over the decisions of `games` heuristic games (kept as float16), `epochs` passes
     with a learning rate decaying to zero. Returns the sample count and the accuracy on held-out games."""
@@ -227,7 +227,7 @@ def make_callbacks(out: Path, args, venv, log):
     return Progress, SelfPlay
 
 
-def opponent_pool(snapshots: list, heuristic_share: float, game: str = "quando") -> list:
+def opponent_pool(snapshots: list, heuristic_share: float, game: str) -> list:
     """A pool in which about `heuristic_share` of the draws are the game's heuristic, the rest the snapshots."""
     if not snapshots:
         return [heuristic_of(game)]
