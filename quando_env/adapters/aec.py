@@ -194,7 +194,7 @@ class GameAECEnv(AECEnv):
                              f"one integer 0..{g.num_actions - 1}, a legal one by its action_mask")
         a = action if type(action) is int else as_action(action, g.num_actions)
         if not 0 <= a < g.num_actions or not self._mask[a]:
-            raise ValueError(g.illegal_message(0, a).replace("game 0, ", ""))
+            raise ValueError(g.illegal_message(0, a, with_game=False))
         with uninterrupted():      # Ctrl-C waits until the step and its record are both done
             self._cumulative_rewards[agent] = 0.0
             self._action[0] = a
