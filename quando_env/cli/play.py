@@ -43,7 +43,7 @@ class RandomOpponent:
 
 
 # ---------------------------------------------------------------- opponents
-def _opponent_names(spec: str, n: int) -> list[str]:
+def opponent_names(spec: str, n: int) -> list[str]:
     names = [x.strip() for x in str(spec).split(",")]
     # a name is case-blind (RANDOM, PPO:PATH); a file or module keeps its case (my_agents.py:MyAgent, MyModule:Agent)
     names = [key.lower() + sep + arg if key.isalpha() and (key.islower() or key.isupper()) else key + sep + arg
@@ -57,7 +57,7 @@ def _opponent_names(spec: str, n: int) -> list[str]:
 def check_opponents(spec: str, n: int, game: str) -> list[str]:
     """The opponents' names of --opponents for n players, each checked by the agents package's check_agent
     (when its module has one) without building anything; PlayError for a bad one."""
-    names = _opponent_names(spec, n)
+    names = opponent_names(spec, n)
     for name in sorted(set(names) - {"random"}):
         try:
             named_agents.check(name, game, n)
@@ -141,7 +141,7 @@ class _Session:
         self.env = module.raw_env(num_players=self.n, **options)
         self.config = self.env.config
         self.game = self.env.game
-        names = _opponent_names(args.opponents, self.n)
+        names = opponent_names(args.opponents, self.n)
         seeds = np.random.SeedSequence(self.seed).spawn(self.n)
         self.labels = ["you"] + names
         self.opponents = {p: make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game, options)

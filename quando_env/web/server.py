@@ -167,14 +167,14 @@ class Server(ThreadingHTTPServer):
 
 def serve(args) -> int:
     """Run the server until Ctrl-C (the options were checked by the command line)."""
-    from ..cli.play import _opponent_names
+    from ..cli.play import opponent_names
     from ..cli.first_use import notice
     from .session import Session
 
     n = int(args.players)
     options = {"num_players": n, "episode": args.episode, **rule_options(args)}
     notice(args.game)
-    session = Session(args.game, options, _opponent_names(args.opponents, n), args.seat, args.seed, args.pace)
+    session = Session(args.game, options, opponent_names(args.opponents, n), args.seat, args.seed, args.pace)
     try:
         session.new_game()
     except PlayError as e:
