@@ -607,6 +607,40 @@ def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradi
             np.testing.assert_allclose(fast.detach().numpy(), dense.detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
+def test_a_minibatch_taken_from_a_rollouts_nonzeros_is_the_minibatchs_own_nonzeros():
+    """agents.sparse.SparseRows.take (the update finds a rollout's nonzeros once): the same arrays as finding
+    the rows' nonzeros again, for rows in any order, repeated, empty, and an all-zero row."""
+    from agents import sparse
+
+    rng = np.random.default_rng(0)
+    x = ((rng.random((60, 40)) < 0.1) * rng.random((60, 40))).astype(np.float32)
+    x[7] = 0
+    batch = sparse.sparse_rows(x)
+    for ids in (np.array([3, 7, 9, 59]), rng.permutation(60)[:25], np.array([5, 5, 7]), np.array([], np.int64)):
+        taken, found = batch.take(ids), sparse.sparse_rows(x[ids])
+        assert (taken.num_rows, taken.width) == (found.num_rows, found.width)
+        for name in ("rows", "cols", "vals", "offsets"):
+            np.testing.assert_array_equal(getattr(taken, name), getattr(found, name))
+
+
+def test_acting_keeps_the_transposed_first_layer_only_while_the_weights_stay():
+    """agents.sparse.linear without gradients reuses the transposed weight until the weight changes in place
+    (an optimizer step, a restored state): its outputs are the dense layer's each time."""
+    import torch
+
+    from agents import sparse
+
+    layer = torch.nn.Linear(40, 5)
+    x = ((np.random.default_rng(1).random((6, 40)) < 0.2) * 1.0).astype(np.float32)
+    rows = sparse.sparse_rows(x)
+    with torch.no_grad():
+        for change in (lambda: None, lambda: layer.weight.add_(1.0),
+                       lambda: layer.load_state_dict({"weight": torch.zeros(5, 40), "bias": torch.ones(5)})):
+            change()
+            np.testing.assert_allclose(sparse.linear(rows, layer).numpy(), layer(torch.from_numpy(x)).numpy(),
+                                       rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("dagger", [0.0, 1.0])
 def test_the_warm_start_learns_the_heuristics_move_and_dagger_plays_the_policys_own(dagger):
     """bc_dagger: the share of warm-start decisions that play the policy's draw; the label stays the heuristic's."""

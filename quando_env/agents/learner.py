@@ -564,12 +564,12 @@ class Learner:
         idx = np.flatnonzero(ready)
         if idx.size > 1:                    # PPO's advantages, normalized over the rollout
             adv = (adv - adv[idx].mean()) / (adv[idx].std() + 1e-8)
-        logs = {}
+        logs, obs = {}, sparse.sparse_rows(b["obs"][:self.count])
         for _ in range(hp.epochs):
             for j in np.array_split(idx[self.rng.permutation(idx.size)], max(1, -(-idx.size // hp.minibatch))):
                 j = np.sort(j)
                 moves = legal_moves(b["mask"][j], self.stored_features(j), self.dev) if hp.move_hidden else None
-                out = self.loss(sparse.sparse_rows(b["obs"][j]), moves,
+                out = self.loss(obs.take(j), moves,
                                 *(torch.from_numpy(x).to(self.dev) for x in (b["mask"][j], b["act"][j], b["logp"][j],
                                                                              adv[j], ret[j], b["anchor"][j])))
                 self.opt.zero_grad()

@@ -33,6 +33,15 @@ class SparseRows:
         counts = np.bincount(self.cols, minlength=self.width)
         return self.rows[order], np.cumsum(counts) - counts, self.vals[order]
 
+    def take(self, ids: np.ndarray) -> "SparseRows":
+        """The rows ids of this batch (any order), as a batch of their own: a minibatch of a rollout whose
+        nonzeros were found once."""
+        counts = np.diff(self.offsets, append=len(self.cols))[ids]
+        ends = np.cumsum(counts)
+        at = np.arange(ends[-1] if len(ends) else 0) + np.repeat(self.offsets[ids] - (ends - counts), counts)
+        return SparseRows(len(ids), self.width, np.repeat(np.arange(len(ids)), counts), self.cols[at], self.vals[at],
+                          ends - counts)
+
 
 def sparse_rows(x: np.ndarray) -> SparseRows:
     """The nonzeros of a 2-D float array."""
@@ -65,5 +74,11 @@ class _SparseLinear(torch.autograd.Function):
 
 
 def linear(x: SparseRows, layer: torch.nn.Linear) -> torch.Tensor:
-    """layer(x) for a batch given by its nonzeros, with gradients for the layer's weight and bias."""
-    return _SparseLinear.apply(layer.weight, layer.bias, x)
+    """layer(x) for a batch given by its nonzeros, with gradients for the layer's weight and bias. Without
+    gradients (acting), the transposed weight is kept until the weight changes (its version counter moves)."""
+    if torch.is_grad_enabled():
+        return _SparseLinear.apply(layer.weight, layer.bias, x)
+    key = (layer.weight.data_ptr(), layer.weight._version)
+    if getattr(layer, "sparse_table", (None,))[0] != key:
+        layer.sparse_table = (key, layer.weight.t().contiguous())
+    return _bag(x.cols, layer.sparse_table[1], x.offsets, x.vals) + layer.bias
