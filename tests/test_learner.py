@@ -2,6 +2,7 @@
 sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
 malformed files are refused."""
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -353,6 +354,47 @@ def test_a_run_given_no_length_ends_at_the_games_default_budget(tmp_path):
     assert parse_args(["--game", "cabo", "--timesteps", "5", *out]).timesteps == 5
     main(run_args(tmp_path / "run", "--timesteps", "100"))
     assert parse_args(["--resume", *out]).timesteps is None                  # a resumed run goes on until stopped
+
+
+def test_a_plain_run_of_a_game_goes_on_to_its_finishing_stage_and_a_run_given_settings_does_not(tmp_path, tiny):
+    """`train.py --game G` alone runs the whole recipe (FINISH after the first run); --set, --seconds or
+    --timesteps make it one run unless --finish is given; a game without a finishing stage refuses --finish."""
+    out = ["--out", str(tmp_path / "run")]
+    for game in ("quando", "cabo", "help"):
+        args = parse_args(["--game", game, *out])
+        assert args.finish and args.recipe == {"finish": True, "timesteps": DEFAULT_DECISIONS[game]}
+        assert not parse_args(["--game", game, "--no-finish", *out]).finish
+        for given in (["--set", "lr=1e-4"], ["--seconds", "60"], ["--timesteps", "5"]):
+            assert not parse_args(["--game", game, *given, *out]).finish
+            assert parse_args(["--game", game, *given, "--finish", *out]).finish
+    with pytest.raises(SystemExit):
+        parse_args(["--game", tiny, "--finish", *out])
+
+
+def test_the_finishing_stage_starts_from_the_runs_best_model_and_a_resumed_run_goes_on_to_it(tmp_path, monkeypatch,
+                                                                                              capsys):
+    """The finishing stage runs in OUT/finish from OUT/best.npz with FINISH's settings over the run's, for FINISH's
+    decisions; a run stopped before its finishing stage began goes on to it when resumed."""
+    from agents import learner as learner_module
+
+    settings = learner_module.FINISH["help"][0]
+    monkeypatch.setitem(learner_module.FINISH, "help", (settings, 400))
+    out = tmp_path / "run"
+    assert main(run_args(out, "--timesteps", "600", "--finish")) == 0
+    first = json.loads((out / "state.json").read_text())["hyper"]
+    final = json.loads((out / "finish" / "state.json").read_text())["hyper"]
+    assert final["init"] == str(out / "best.npz") and final["lr"] == 1e-4
+    assert final["self_play_share"] == 0 and final["heuristic_share"] == 1 and final["bc_decisions"] == 0
+    assert {k: v for k, v in final.items() if k not in settings and k != "init"} == {
+        k: v for k, v in first.items() if k not in settings and k != "init"}
+    assert json.loads((out / "finish" / "summary.json").read_text())["decisions"] >= 400
+    assert json.loads((out / "recipe.json").read_text()) == {"finish": True, "timesteps": 600}
+    shutil.rmtree(out / "finish")                                   # as if stopped between the two
+    capsys.readouterr()
+    assert main(["--out", str(out), "--resume", "--no-progress"]) == 0
+    assert "the finishing stage of help" in capsys.readouterr().out
+    assert json.loads((out / "finish" / "summary.json").read_text())["decisions"] >= 400
+    assert json.loads((out / "summary.json").read_text())["decisions"] < 1000      # the first run did not go on
 
 
 def _ctrl_c():

@@ -173,6 +173,16 @@ RECIPES = {
 # learner collects 20-55k decisions a second on the idle machine).
 DEFAULT_DECISIONS = {"quando": 30_000_000, "cabo": 20_000_000, "help": 50_000_000}
 OTHER_GAMES_DECISIONS = 10_000_000
+# The stage that made each shipped model from a first run's best.npz: PPO against the heuristic alone (every other
+# seat a heuristic player), with what helped that game: Cabo's move scorer, Quando's anchor on the heuristic and
+# its round points weighted more. (settings changed, decisions). `train.py --game G` alone runs it after the
+# recipe, in OUT/finish; Quando's shipped model had two more runs between the two (agents/models/README.md).
+AGAINST_HEURISTIC = dict(bc_decisions=0, self_play_share=0.0, heuristic_share=1.0, lr=1e-4)
+FINISH = {
+    "quando": ({**AGAINST_HEURISTIC, "anchor": 4.0, "points_coef": 0.06}, 9_000_000),
+    "cabo": ({**AGAINST_HEURISTIC, "move_hidden": (128, 64)}, 12_000_000),
+    "help": (AGAINST_HEURISTIC, 80_000_000),
+}
 
 
 class Net(nn.Module):
@@ -746,6 +756,10 @@ def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.Argume
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="change a setting of Hyper "
                    "(e.g. --set method=dmc --set hidden=128,128 --set num_players=3 --set 'options={\"edition\": "
                    "\"oya\"}')")
+    p.add_argument("--finish", action=argparse.BooleanOptionalAction, default=None,
+                   help="after the run, the game's finishing stage (agents.learner.FINISH: PPO against the heuristic "
+                   "alone from the run's best.npz, in OUT/finish; default: on for a new run given none of --set, "
+                   "--seconds and --timesteps, and for a resumed run that had it)")
     p.add_argument("--no-progress", action="store_true")
     return p
 
@@ -778,7 +792,9 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> 
     """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
     otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
     --eval-games), or with --resume those saved in --out, which the options given must repeat; a new run given
-    neither --seconds nor --timesteps gets the game's DEFAULT_DECISIONS (a resumed one runs until stopped)."""
+    neither --seconds nor --timesteps gets the game's DEFAULT_DECISIONS (a resumed one runs until stopped, or to
+    the first run's budget of a recipe with its finishing stage); args.finish says whether FINISH follows and
+    args.recipe what a new such run saves of its plan."""
     p = parser(prog)
     args = p.parse_args(argv)
     game = args.game or "quando"
@@ -805,9 +821,43 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> 
     elif (Path(args.out) / "state.json").exists():
         p.error(f"argument --out: {args.out} holds a run already: --resume continues it, another --out starts a new "
                 "one")
+    recipe = read_recipe(p, Path(args.out)) if args.resume else {}
+    plain = not (args.set or args.seconds or args.timesteps)
+    if args.finish is None:
+        args.finish = recipe.get("finish", False) if args.resume else plain and args.hyper.game in FINISH
+    if args.finish and args.hyper.game not in FINISH:
+        p.error(f"argument --finish: {args.hyper.game} has no finishing stage (games with one: {', '.join(FINISH)})")
+    if args.resume and args.timesteps is None:
+        args.timesteps = recipe.get("timesteps")
     if args.seconds is None and args.timesteps is None and not args.resume:
         args.timesteps = DEFAULT_DECISIONS.get(args.hyper.game, OTHER_GAMES_DECISIONS)
+    args.recipe = {"finish": True, "timesteps": args.timesteps} if args.finish and not args.resume else None
     return args
+
+
+def read_recipe(p: argparse.ArgumentParser, out: Path) -> dict:
+    """What a run followed by its finishing stage saved of its plan (out/recipe.json; {} for another run)."""
+    try:
+        recipe = json.loads((out / "recipe.json").read_text())
+        if not (isinstance(recipe, dict) and isinstance(recipe.get("finish"), bool)
+                and (recipe.get("timesteps") is None or type(recipe["timesteps"]) is int)):
+            raise ValueError("not a recipe: {\"finish\": true|false, \"timesteps\": an integer or null}")
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        p.error(f"argument --resume: {out / 'recipe.json'} cannot be read: {type(e).__name__}: {e}")
+    return recipe
+
+
+def finish_args(args: argparse.Namespace) -> argparse.Namespace:
+    """The finishing stage of a run: FINISH's settings over the run's, from its best.npz, in out/finish, for FINISH's
+    decisions (resumed where it has begun)."""
+    out = Path(args.out) / "finish"
+    settings, decisions = FINISH[args.hyper.game]
+    resume = (out / "state.json").exists()
+    hp = None if resume else dataclasses.replace(args.hyper, **settings, init=str(Path(args.out) / "best.npz"))
+    return argparse.Namespace(**{**vars(args), "out": str(out), "resume": resume, "hyper": hp,
+                                 "timesteps": decisions, "seconds": None, "finish": False, "recipe": None})
 
 
 def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
@@ -1040,13 +1090,29 @@ def main(argv=None, prog: str = "python -m quando_env.agents.learner") -> int:
     """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
     after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
     both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
-    the command's name in its messages and log (train.py runs this with its own)."""
+    the command's name in its messages and log (train.py runs this with its own). With --finish, the finishing
+    stage follows a run that ended well (a stopped one resumes first)."""
     args = parse_args(argv, prog)
+    if not (args.finish and args.resume and (Path(args.out) / "finish" / "state.json").exists()):
+        status = train_stage(args, prog, argv)
+        if status or not args.finish:
+            return status
+    stage = finish_args(args)
+    settings = " ".join(f"{k}={shown(v)}" for k, v in FINISH[args.hyper.game][0].items())
+    print(f"{prog}: the finishing stage of {args.hyper.game} ({settings}) "
+          f"{'resumed' if stage.resume else 'from ' + stage.hyper.init} in {stage.out}")
+    return train_stage(stage, prog, argv)
+
+
+def train_stage(args: argparse.Namespace, prog: str, argv) -> int:
+    """One run as parse_args describes it (main's exit statuses)."""
     started = time.perf_counter(), time.process_time()
     opened = open_run(args, prog)
     if isinstance(opened, int):
         return opened
     learner, prior, lock = opened
+    if args.recipe is not None:
+        replace_file(Path(args.out) / "recipe.json", lambda tmp: tmp.write_text(json.dumps(args.recipe)))
     run = Run(args, prog, argv, learner, prior, started)
     stops = sigterm_stops()
     stops.__enter__()
