@@ -114,6 +114,23 @@ def test_knock_estimate_grows_as_my_sum_falls():
     assert p[0] >= p[1] >= p[2] >= p[3] and p[0] > 0.5 and p[3] < p[0]
 
 
+def test_a_knock_estimate_that_stops_once_decided_decides_as_the_whole_estimate():
+    """p_lowest_alone given tau stops sampling once the share is known to be at least tau or below it: for every
+    knock position and hand, at thresholds around the shares that occur, the same side of tau as all samples."""
+    obs, masks = positions(games=64, steps=300, seed=7)
+    st = starts_vector(4)
+    prm = np.array(list(DEFAULTS.values()), np.float64)
+    decided = 0
+    for i in np.flatnonzero(masks[:, KNOCK])[:60]:
+        for v in (0, 2, 4, 7):
+            cnt = np.bincount([v], minlength=11).astype(np.int64)
+            p = p_lowest_alone(obs[i], st, 4, cnt, prm)
+            for tau in (0.0, 0.3, p, p + 1e-9, 0.65, 1.0, 1.5):
+                assert (p_lowest_alone(obs[i], st, 4, cnt, prm, tau) >= tau) == (p >= tau)
+                decided += 1
+    assert decided > 1000
+
+
 def test_heuristic_beats_random_players():
     res = play_match([HeuristicAgent(), RandomAgent(seed=1), RandomAgent(seed=2), RandomAgent(seed=3)], 100, seed=0,
                      names=["heuristic", "random", "random", "random"], progress=False, game="quando").pooled()

@@ -127,8 +127,10 @@ def _sample(cdf, state):
 
 
 @njit(cache=True)
-def p_lowest_alone(o, st, n, my_cnt, prm):
-    """Chance that I end the round lowest alone if I knock now, by sampling the opponents' hidden fronts.
+def p_lowest_alone(o, st, n, my_cnt, prm, tau=-1.0):
+    """Chance that I end the round lowest alone if I knock now, by sampling the opponents' hidden fronts. Given
+    tau >= 0, the sampling stops once the chance is known to be at least tau (1.0 returned) or below it (0.0):
+    the same knock decisions for less work.
 
     Each opponent's unknown front is drawn from the sides I have never seen (tilted towards low numbers, since
     players keep their low cards); in its last turn it discards its best straight or set and draws about
@@ -176,7 +178,7 @@ def p_lowest_alone(o, st, n, my_cnt, prm):
                     cards[r, ncards[r], 1] = col
                     ncards[r] += 1
     wins = 0
-    for _ in range(ns):
+    for k in range(ns):
         mine = float(my)
         low = 1e9
         for r in range(1, n):
@@ -193,6 +195,11 @@ def p_lowest_alone(o, st, n, my_cnt, prm):
                 mine += pen
         if mine < low:
             wins += 1
+        if tau >= 0.0:
+            if wins / ns >= tau:
+                return 1.0
+            if (wins + ns - 1 - k) / ns < tau:
+                return 0.0
     return wins / ns
 
 
@@ -231,11 +238,11 @@ def decide(o, m, st, n, prm, vals):
         vals[TAKE_DOWN] = vd
         return TAKE_UP if vu <= vd else TAKE_DOWN
     if ph == PH_KNOCK:  # oya: knock or not, after my draw
-        if m[KNOCK] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]:
+        if m[KNOCK] and p_lowest_alone(o, st, n, cnt, prm, prm[P_TAU]) >= prm[P_TAU]:
             return KNOCK
         return PASS
     # PH_ACT
-    knock = m[KNOCK] and p_lowest_alone(o, st, n, cnt, prm) >= prm[P_TAU]
+    knock = m[KNOCK] and p_lowest_alone(o, st, n, cnt, prm, prm[P_TAU]) >= prm[P_TAU]
     best_a = -1
     best_v = 1e18
     if m[PASS]:
