@@ -193,8 +193,7 @@ class GameAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {}
-        self._info_before[...] = -1
-        self._update_infos()
+        self._update_infos(everyone=True)
         self.agent_selection = self.possible_agents[int(self._cur[0])]
         self.recorder = Recorder(self.game, seed=seed)
 
@@ -206,11 +205,14 @@ class GameAECEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        if action is None:
-            raise ValueError(f"action=None is only for a terminated or truncated agent; {agent} is to move: give "
-                             f"one integer 0..{self.game.num_actions - 1}, a legal one by its action_mask")
         n = self._num_actions
-        a = action if type(action) is int else as_action(action, n)
+        if type(action) is int:
+            a = action
+        elif action is None:
+            raise ValueError(f"action=None is only for a terminated or truncated agent; {agent} is to move: give "
+                             f"one integer 0..{n - 1}, a legal one by its action_mask")
+        else:
+            a = as_action(action, n)
         if not 0 <= a < n or not self._mask[a]:
             raise ValueError(self.game.illegal_message(0, a, with_game=False))
         holding = hold()      # Ctrl-C waits until the step and its record are both done
@@ -244,10 +246,12 @@ class GameAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _update_infos(self):
+    def _update_infos(self, everyone: bool = False):
         """A new info dict for each agent whose values changed (the others keep theirs: none is mutated)."""
         self._infos_kernel(*self._infos_args)
         bits = self._changed_seats(*self._changed_args)
+        if everyone:
+            bits = (1 << len(self.possible_agents)) - 1
         if bits:        # many steps change no seat's facts, most change one seat's
             keys, infos, agents, seats = self.game.info_keys, self.infos, self.possible_agents, self._info_seats
             while bits:

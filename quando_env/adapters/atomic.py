@@ -60,10 +60,8 @@ def hold() -> bool:
     a nested hold is a no-op). It uses _signal, the C module under `signal`, whose enum conversions cost 3 µs a
     call, and learns that it runs outside the main thread from the handler's refusal: this runs every AEC step;
     two functions rather than a context manager, which would cost as much again."""
-    global _held
     if _signal.getsignal(SIGINT) is not _DEFAULT:
         return False
-    _held = False
     try:
         _signal.signal(SIGINT, _hold)
     except ValueError:      # not the main thread
@@ -74,8 +72,11 @@ def hold() -> bool:
 def release(holding: bool, interrupt: bool = True) -> None:
     """End what hold() began (holding: its answer): Python's handler is back, and a Ctrl-C that arrived raises
     KeyboardInterrupt now (unless `interrupt` is false: the block is raising already)."""
+    global _held
     if holding:
         _signal.signal(SIGINT, _DEFAULT)
-        if _held and interrupt:
-            raise KeyboardInterrupt
+        if _held:
+            _held = False
+            if interrupt:
+                raise KeyboardInterrupt
 
