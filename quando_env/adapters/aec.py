@@ -44,16 +44,25 @@ class AssertActionWrapper(wrappers.AssertOutOfBoundsWrapper):
         wrappers.BaseWrapper.step(self, action)
 
 
+REWARDED, ENDED = 1 << 16, 1 << 17     # step_news's bits beside the seats'
+
+
 @numba.njit(cache=True)
-def changed_seats(now, before):
-    """Bit i set where column i (seat i's info values) of `now` differs from `before`, which becomes `now`: a
-    step's infos in one call, where comparing them in Python costs a few microseconds."""
+def step_news(info_now, info_before, rewards, flags):
+    """What a step changed, in one call where reading it in Python costs a few microseconds: bit i where column i
+    (seat i's info values) of `info_now` differs from `info_before` (which becomes `info_now`), REWARDED where
+    someone got a reward, ENDED where the episode ended (terminated or truncated)."""
     bits = 0
-    for k in range(now.shape[0]):
-        for i in range(now.shape[1]):
-            if now[k, i] != before[k, i]:
+    for k in range(info_now.shape[0]):
+        for i in range(info_now.shape[1]):
+            if info_now[k, i] != info_before[k, i]:
                 bits |= 1 << i
-                before[k, i] = now[k, i]
+                info_before[k, i] = info_now[k, i]
+    for i in range(rewards.shape[0]):
+        if rewards[i] != 0.0:
+            bits |= REWARDED
+    if flags[F_TERMINATED] or flags[F_TRUNCATED]:
+        bits |= ENDED
     return bits
 
 
@@ -95,8 +104,8 @@ class GameAECEnv(AECEnv):
     """
 
     _VIEWS = ("_cur", "_flags", "_mask", "_mask_int8", "_rewards_row", "_obs_row", "_info_seats", "_step_args",
-              "_observe_args", "_infos_args", "_changed_args", "_step_kernel", "_observe_kernel", "_infos_kernel",
-              "_changed_seats")
+              "_observe_args", "_infos_args", "_news_args", "_step_kernel", "_observe_kernel", "_infos_kernel",
+              "_news_kernel")
     _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
                                 "infos"})
 
@@ -137,7 +146,6 @@ class GameAECEnv(AECEnv):
         self._no_moves = np.zeros(g.num_actions, np.int8)
         self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
         self._info_before = np.zeros((len(g.info_keys), n), np.int32)     # the values infos hold
-        self._no_reward = bytes(g.rewards.nbytes)
         self._zeros = dict.fromkeys(self.possible_agents, 0.0)
         self.recorder = None
         self._views()
@@ -156,11 +164,11 @@ class GameAECEnv(AECEnv):
         self._step_args = (g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
         self._observe_args = [(g.states, seat, g.cfg, self._obs_buf) for seat in self._seats]
         self._infos_args = (g.states, g.cfg, self._info_buf)
-        self._changed_args = (self._info_buf[0], self._info_before)
+        self._news_args = (self._info_buf[0], self._info_before, self._rewards_row, self._flags)
         self._step_kernel = compiled(g.kernels.step, *self._step_args)
         self._observe_kernel = compiled(g.kernels.observe, *self._observe_args[0])
         self._infos_kernel = compiled(g.kernels.infos, *self._infos_args)
-        self._changed_seats = compiled(changed_seats, *self._changed_args)
+        self._news_kernel = compiled(step_news, *self._news_args)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -193,7 +201,9 @@ class GameAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {}
-        self._update_infos(everyone=True)
+        self._infos_kernel(*self._infos_args)
+        self._news_kernel(*self._news_args)
+        self._new_infos(-1)
         self.agent_selection = self.possible_agents[int(self._cur[0])]
         self.recorder = Recorder(self.game, seed=seed)
 
@@ -223,14 +233,15 @@ class GameAECEnv(AECEnv):
             if error >= 0:
                 self.game.check_error(error)
             self.recorder.after_step(a)
-            rewards = self._rewards_row.tobytes() != self._no_reward     # most steps reward no one
-            self.rewards = dict(zip(self.possible_agents, self._rewards_row.tolist())) if rewards \
-                else self._zeros.copy()
-            self._update_infos()
-            flags = self._flags.tobytes()
-            if flags[F_TERMINATED] or flags[F_TRUNCATED]:
+            self._infos_kernel(*self._infos_args)
+            news = self._news_kernel(*self._news_args)
+            self.rewards = dict(zip(self.possible_agents, self._rewards_row.tolist())) if news & REWARDED \
+                else self._zeros.copy()     # most steps reward no one
+            if news & (REWARDED - 1):     # seats whose infos changed
+                self._new_infos(news)
+            if news & ENDED:
                 done = {ag: True for ag in self.agents}
-                if flags[F_TERMINATED]:
+                if self._flags[F_TERMINATED]:
                     self.terminations = done
                 else:
                     self.truncations = done
@@ -241,23 +252,18 @@ class GameAECEnv(AECEnv):
             release(holding, interrupt=False)
             raise
         release(holding)
-        if rewards:
+        if news & REWARDED:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _update_infos(self, everyone: bool = False):
-        """A new info dict for each agent whose values changed (the others keep theirs: none is mutated)."""
-        self._infos_kernel(*self._infos_args)
-        bits = self._changed_seats(*self._changed_args)
-        if everyone:
-            bits = (1 << len(self.possible_agents)) - 1
-        if bits:        # many steps change no seat's facts, most change one seat's
-            keys, infos, agents, seats = self.game.info_keys, self.infos, self.possible_agents, self._info_seats
-            while bits:
-                i = (bits & -bits).bit_length() - 1
-                infos[agents[i]] = dict(zip(keys, seats[i].tolist()))
-                bits &= bits - 1
+    def _new_infos(self, seats: int):
+        """A new info dict for each agent whose bit is set in `seats` (their values changed: the others keep theirs,
+        none is mutated)."""
+        keys, infos, agents, values = self.game.info_keys, self.infos, self.possible_agents, self._info_seats
+        for i in range(len(agents)):
+            if seats >> i & 1:
+                infos[agents[i]] = dict(zip(keys, values[i].tolist()))
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):
