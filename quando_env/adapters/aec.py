@@ -144,6 +144,7 @@ class GameAECEnv(AECEnv):
         self._num_actions = g.num_actions
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
+        self._info_keys = g.info_keys
         self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
         self._info_before = np.zeros((len(g.info_keys), n), np.int32)     # the values infos hold
         self._zeros = dict.fromkeys(self.possible_agents, 0.0)
@@ -237,8 +238,12 @@ class GameAECEnv(AECEnv):
             news = self._news_kernel(*self._news_args)
             self.rewards = dict(zip(self.possible_agents, self._rewards_row.tolist())) if news & REWARDED \
                 else self._zeros.copy()     # most steps reward no one
-            if news & (REWARDED - 1):     # seats whose infos changed
-                self._new_infos(news)
+            seats = news & (REWARDED - 1)       # those whose infos changed: most steps one seat (inlined) or none
+            if seats & (seats - 1):
+                self._new_infos(seats)
+            elif seats:
+                i = seats.bit_length() - 1
+                self.infos[self.possible_agents[i]] = dict(zip(self._info_keys, self._info_seats[i].tolist()))
             if news & ENDED:
                 done = {ag: True for ag in self.agents}
                 if self._flags[F_TERMINATED]:
@@ -260,7 +265,7 @@ class GameAECEnv(AECEnv):
     def _new_infos(self, seats: int):
         """A new info dict for each agent whose bit is set in `seats` (their values changed: the others keep theirs,
         none is mutated)."""
-        keys, infos, agents, values = self.game.info_keys, self.infos, self.possible_agents, self._info_seats
+        keys, infos, agents, values = self._info_keys, self.infos, self.possible_agents, self._info_seats
         for i in range(len(agents)):
             if seats >> i & 1:
                 infos[agents[i]] = dict(zip(keys, values[i].tolist()))
