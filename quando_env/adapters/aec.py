@@ -14,7 +14,7 @@ from pettingzoo.utils import wrappers
 from .. import bounds, picture
 from ..checks import as_action, as_int, as_seed, need, shown
 from ..core import F_TERMINATED, F_TRUNCATED
-from .atomic import ENGINE, Snapshot, all_or_nothing, uninterrupted
+from .atomic import ENGINE, Snapshot, all_or_nothing, hold, release
 from .gym_env import feature_layout, feature_shape, features_space
 from .record import Recorder
 
@@ -42,6 +42,28 @@ class AssertActionWrapper(wrappers.AssertOutOfBoundsWrapper):
                 ok = False
             assert ok, f"action {shown(action)} is not in the action space: one integer 0..{n - 1}"
         wrappers.BaseWrapper.step(self, action)
+
+
+REWARDED, ENDED = 1 << 16, 1 << 17     # step_news's bits beside the seats'
+
+
+@numba.njit(cache=True)
+def step_news(info_now, info_before, rewards, flags):
+    """What a step changed, in one call where reading it in Python costs a few microseconds: bit i where column i
+    (seat i's info values) of `info_now` differs from `info_before` (which becomes `info_now`), REWARDED where
+    someone got a reward, ENDED where the episode ended (terminated or truncated)."""
+    bits = 0
+    for k in range(info_now.shape[0]):
+        for i in range(info_now.shape[1]):
+            if info_now[k, i] != info_before[k, i]:
+                bits |= 1 << i
+                info_before[k, i] = info_now[k, i]
+    for i in range(rewards.shape[0]):
+        if rewards[i] != 0.0:
+            bits |= REWARDED
+    if flags[F_TERMINATED] or flags[F_TRUNCATED]:
+        bits |= ENDED
+    return bits
 
 
 def compiled(kernel, *args):
@@ -81,8 +103,9 @@ class GameAECEnv(AECEnv):
     continues the same game, random streams and record included.
     """
 
-    _VIEWS = ("_cur", "_flags", "_mask", "_mask_int8", "_obs_row", "_info_seats", "_step_args", "_observe_args",
-              "_infos_args", "_step_kernel", "_observe_kernel", "_infos_kernel")
+    _VIEWS = ("_cur", "_flags", "_mask", "_mask_int8", "_rewards_row", "_obs_row", "_info_seats", "_step_args",
+              "_observe_args", "_infos_args", "_news_args", "_step_kernel", "_observe_kernel", "_infos_kernel",
+              "_news_kernel")
     _MADE_BY_RESET = frozenset({"agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
                                 "infos"})
 
@@ -118,10 +141,12 @@ class GameAECEnv(AECEnv):
         self._seats = [np.full(1, i, np.int64) for i in range(n)]     # observe's argument per seat
         self._zero = np.zeros(1, np.int64)     # game slot 0, as the kernels take it
         self._action = np.zeros(1, np.int64)
+        self._num_actions = g.num_actions
         self._obs_buf = np.zeros((1, g.obs_dim), np.float32)
         self._no_moves = np.zeros(g.num_actions, np.int8)
+        self._info_keys = g.info_keys
         self._info_buf = np.zeros((1, len(g.info_keys), n), np.int32)
-        self._no_reward = bytes(g.rewards.nbytes)
+        self._info_before = np.zeros((len(g.info_keys), n), np.int32)     # the values infos hold
         self._zeros = dict.fromkeys(self.possible_agents, 0.0)
         self.recorder = None
         self._views()
@@ -134,14 +159,17 @@ class GameAECEnv(AECEnv):
         self._flags = g.flags[0]
         self._mask = g.masks[0]
         self._mask_int8 = self._mask.view(np.int8)      # the observation's dtype (0/1 read the same)
+        self._rewards_row = g.rewards[0]
         self._obs_row = self._obs_buf[0]
-        self._info_seats = self._info_buf[0].T       # per seat: its value of each info key
+        self._info_seats = [self._info_buf[0, :, i] for i in range(len(self._seats))]   # per seat: its info values
         self._step_args = (g.states, g.all_games, self._action, g.cfg, g.rewards, g.flags, g.masks)
         self._observe_args = [(g.states, seat, g.cfg, self._obs_buf) for seat in self._seats]
         self._infos_args = (g.states, g.cfg, self._info_buf)
+        self._news_args = (self._info_buf[0], self._info_before, self._rewards_row, self._flags)
         self._step_kernel = compiled(g.kernels.step, *self._step_args)
         self._observe_kernel = compiled(g.kernels.observe, *self._observe_args[0])
         self._infos_kernel = compiled(g.kernels.infos, *self._infos_args)
+        self._news_kernel = compiled(step_news, *self._news_args)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -174,9 +202,9 @@ class GameAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {}
-        self._info_rows = [None] * len(self.possible_agents)
-        self._info_bytes = None
-        self._update_infos()
+        self._infos_kernel(*self._infos_args)
+        self._news_kernel(*self._news_args)
+        self._new_infos(-1)
         self.agent_selection = self.possible_agents[int(self._cur[0])]
         self.recorder = Recorder(self.game, seed=seed)
 
@@ -188,52 +216,59 @@ class GameAECEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        g = self.game
-        if action is None:
+        n = self._num_actions
+        if type(action) is int:
+            a = action
+        elif action is None:
             raise ValueError(f"action=None is only for a terminated or truncated agent; {agent} is to move: give "
-                             f"one integer 0..{g.num_actions - 1}, a legal one by its action_mask")
-        a = action if type(action) is int else as_action(action, g.num_actions)
-        if not 0 <= a < g.num_actions or not self._mask[a]:
-            raise ValueError(g.illegal_message(0, a, with_game=False))
-        with uninterrupted():      # Ctrl-C waits until the step and its record are both done
+                             f"one integer 0..{n - 1}, a legal one by its action_mask")
+        else:
+            a = as_action(action, n)
+        if not 0 <= a < n or not self._mask[a]:
+            raise ValueError(self.game.illegal_message(0, a, with_game=False))
+        holding = hold()      # Ctrl-C waits until the step and its record are both done
+        try:
             self._cumulative_rewards[agent] = 0.0
             self._action[0] = a
             error = self._step_kernel(*self._step_args)
             if error >= 0:
-                g.check_error(error)
+                self.game.check_error(error)
             self.recorder.after_step(a)
-            rewards = g.rewards.tobytes() != self._no_reward     # most steps reward no one
-            self.rewards = dict(zip(self.possible_agents, g.rewards[0].tolist())) if rewards else self._zeros.copy()
-            self._update_infos()
-            flags = self._flags.tobytes()
-            terminated, truncated = flags[F_TERMINATED], flags[F_TRUNCATED]
-            if terminated or truncated:
+            self._infos_kernel(*self._infos_args)
+            news = self._news_kernel(*self._news_args)
+            self.rewards = dict(zip(self.possible_agents, self._rewards_row.tolist())) if news & REWARDED \
+                else self._zeros.copy()     # most steps reward no one
+            seats = news & (REWARDED - 1)       # those whose infos changed: most steps one seat (inlined) or none
+            if seats & (seats - 1):
+                self._new_infos(seats)
+            elif seats:
+                i = seats.bit_length() - 1
+                self.infos[self.possible_agents[i]] = dict(zip(self._info_keys, self._info_seats[i].tolist()))
+            if news & ENDED:
                 done = {ag: True for ag in self.agents}
-                if terminated:
+                if self._flags[F_TERMINATED]:
                     self.terminations = done
                 else:
                     self.truncations = done
                 self.agent_selection = self.possible_agents[(self._index[agent] + 1) % len(self.possible_agents)]
             else:
                 self.agent_selection = self.possible_agents[self._cur.item(0)]
-        if rewards:
+        except BaseException:
+            release(holding, interrupt=False)
+            raise
+        release(holding)
+        if news & REWARDED:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _update_infos(self):
-        """A new info dict for each agent whose values changed (the others keep theirs: none is mutated)."""
-        self._infos_kernel(*self._infos_args)
-        now = self._info_buf.tobytes()
-        if now == self._info_bytes:     # many steps change no seat's facts
-            return
-        self._info_bytes = now
-        rows = self._info_seats.tolist()
-        keys, infos = self.game.info_keys, self.infos
-        for agent, row, old in zip(self.possible_agents, rows, self._info_rows):
-            if row != old:
-                infos[agent] = dict(zip(keys, row))
-        self._info_rows = rows
+    def _new_infos(self, seats: int):
+        """A new info dict for each agent whose bit is set in `seats` (their values changed: the others keep theirs,
+        none is mutated)."""
+        keys, infos, agents, values = self._info_keys, self.infos, self.possible_agents, self._info_seats
+        for i in range(len(agents)):
+            if seats >> i & 1:
+                infos[agents[i]] = dict(zip(keys, values[i].tolist()))
 
     # ------------------------------------------------------------------ views
     def observe(self, agent):

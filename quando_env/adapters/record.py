@@ -161,10 +161,10 @@ class Recorder:
         """Note the action just taken, and the reshuffle, round's end or game's end it caused."""
         action = int(action)
         self._record["actions"].append(action)
-        if self._flags.tobytes() != _NO_FLAGS or self._shuffles_now.item(0) != self._shuffles:
-            self._event(action)
+        if self._flags.tobytes() == _NO_FLAGS and self._shuffles_now.item(0) == self._shuffles:
+            self._pending.append((action, self._cur.item(0), self._mask.tobytes()))    # step_event's, inlined
         else:
-            self._pending.append(step_event(action, None, self._cur.item(0), self._mask))
+            self._event(action)
 
     def _event(self, action: int) -> None:
         game, record = self.game, self._record
