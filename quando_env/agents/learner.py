@@ -73,8 +73,7 @@ class Hyper:
     options: dict = field(default_factory=dict)    # the game's other options (defaults otherwise)
     method: str = "ppo"                            # "ppo" or "dmc"
     seed: int = 0
-    threads: int = 1                               # torch threads of the updates (acting: one; numba: at most
-                                                   # as many)
+    threads: int = 1                               # torch threads (numba: at most as many)
     device: str = "cpu"                            # where the network runs: "cpu" or "cuda" (the games: the CPU)
     num_games: int = 256                           # games stepped together
     rollout_steps: int = 64                        # steps of every game per update
@@ -491,7 +490,6 @@ class Learner:
         """Step every game `rollout_steps` times. Returns (row ranges of the buffer, one per step, the carried
         rows first; ready: rows whose rewards are complete)."""
         hp, b, g = self.hp, self.buf, self.game
-        torch.set_num_threads(1)        # acting's batches are small: a second thread costs more than it gives
         self.carry_pending()
         segments = [(0, self.count)]
         actions = np.empty(self.B, np.int64)
@@ -571,7 +569,6 @@ class Learner:
         """One learning step on the ready decisions of a rollout: PPO, DMC, or imitation. Returns the logged
         numbers (means over minibatches)."""
         hp, b = self.hp, self.buf
-        torch.set_num_threads(hp.threads)
         lam = hp.gae_lambda if hp.method == "ppo" and not self.imitating else 1.0
         adv, ret = self.advantages(segments, ready, lam)
         idx = np.flatnonzero(ready)
