@@ -29,6 +29,7 @@ FORMAT = 1
 FEATURES = ("lead_best", "lead_mean", "end_near", "lead_best_near", "lead_mean_near", "rounds")
 MODELS = Path(__file__).parent / "models"
 MAX_FIT_GAMES = 1_000_000
+MAX_SEED = 2**62        # the games of a fit take seeds seed .. seed + games - 1
 RIDGE = 1e-3            # L2 on the standardized weights: keeps Newton's steps finite when a feature separates
 
 
@@ -194,7 +195,7 @@ def fit(game: str, num_players: int = 4, options: dict | None = None, games: int
     options = dict(options or {})
     need(game in game_names(), f"game={shown(game)}", f"one of {game_names()}")
     games = as_int(games, "games", 1, MAX_FIT_GAMES)
-    seed = as_int(seed, "seed", 0, 2**62)
+    seed = as_int(seed, "seed", 0, MAX_SEED)
     cls = game_class(game)
     config = make_config(cls.config_class, num_players=num_players, **options)
     need(config.num_players > 1, f"num_players={config.num_players}", "2 or more (a game with rivals)")
@@ -231,16 +232,25 @@ def calibration(model: WinModel, totals, rounds, won, bins: int = 10) -> list:
             for b in range(bins) if (which == b).any()]
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     from quando_env.cli import argtypes
 
     p = argparse.ArgumentParser(prog="python -m quando_env.agents.credit", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, choices=game_names())
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--games", type=int, default=4000, help="heuristic games to fit on (default 4000)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", type=argtypes.int_in(2, 64), default=4)
+    p.add_argument("--games", type=argtypes.int_in(1, MAX_FIT_GAMES), default=4000,
+                   help="heuristic games to fit on (default 4000)")
+    p.add_argument("--seed", type=argtypes.int_in(0, MAX_SEED), default=0)
     argtypes.add_game_options(p)
-    p.add_argument("--out", default=None, help="the JSON file (default: the shipped model's path)")
+    p.add_argument("--out", default=None, type=argtypes.output_file,
+                   help="the JSON file (default: the shipped model's path)")
+    return p
+
+
+def main(argv=None) -> int:
+    from quando_env.cli import argtypes
+
+    p = parser()
     args = p.parse_args(argv)
     try:
         model = fit(args.game, args.players, argtypes.rule_options(args), args.games, args.seed)
