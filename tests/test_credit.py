@@ -81,6 +81,15 @@ def test_a_fit_is_the_same_for_the_same_seed_and_loads_back_identically(tmp_path
     assert np.array_equal(loaded.prob(totals, [0, 4]), small_fit.prob(totals, [0, 4]))
 
 
+def test_a_fit_checks_its_arguments_first():
+    for kw, message in (({"game": "chess"}, "game='chess'"), ({"games": 0}, "games=0"), ({"seed": -1}, "seed=-1"),
+                        ({"games": 2.0}, "games=2.0"), ({"options": {"num_players": 3}}, "options="),
+                        ({"options": {"target_score": 0}}, "target_score=0"), ({"num_players": 7}, "num_players=7")):
+        with pytest.raises(ValueError, match="is not allowed") as e:
+            credit.fit(**{"game": "quando", "games": 5, **kw})
+        assert message in str(e.value)
+
+
 def test_the_fit_command_writes_the_model(tmp_path, capsys):
     out = tmp_path / "w.json"
     assert credit.main(["--game", "quando", "--games", "20", "--seed", "3", "--option", "target_score=30",

@@ -192,6 +192,8 @@ def play_rounds(game: str, num_players: int, options: dict, games: int, seed: in
 def fit(game: str, num_players: int = 4, options: dict | None = None, games: int = 4000, seed: int = 0,
         iterations: int = 50) -> WinModel:
     """Fit the model on `games` heuristic games from seed `seed` (every seat of every kept round one row)."""
+    need(options is None or isinstance(options, dict) and "num_players" not in options, f"options={shown(options)}",
+         "a dict of the game's options other than num_players")
     options = dict(options or {})
     need(game in game_names(), f"game={shown(game)}", f"one of {game_names()}")
     games = as_int(games, "games", 1, MAX_FIT_GAMES)
