@@ -1,6 +1,6 @@
 """agents.credit and the learner's round credit: the win-probability model is calibrated on games it was not
 fitted on, moves the right way with the totals, loads back as it was saved and refuses bad files; the learner's
-credited rewards telescope to won - the starting chance, and a weight of 0 is today's run."""
+credited rewards telescope to won - the starting chance, and a weight of 0 is the run without it."""
 import json
 
 import numpy as np
