@@ -12,7 +12,10 @@ through each pool entry's act in one batch. The policy sees the seat's observati
 
 How decisions earn rewards (per-seat trajectories). Rewards are those of reward="points", shaped: a step's
 reward for a seat is `points_coef` times its points less the mean of the other seats' (round points, oriented by
-the game so that more is better), and at the end of an episode +-`win_reward` by the game's own `winners`. What
+the game so that more is better), and at the end of an episode +-`win_reward` by the game's own `winners`. With
+`round_credit` > 0 each round's end also gives every seat that weight times the change of its estimated chance to
+win the game over the round (agents.credit: fitted from the public totals; at the game's end the chance becomes 1
+or 0 by the winners, so a game's credit adds up to won - the chance at its start). What
 a seat collects between two of its decisions belongs to the earlier one (`last[g, seat]` is the seat's pending
 decision, `nxt` links it to the seat's next one). A decision still pending when a rollout ends is carried into
 the next rollout, so every trained decision has its full reward; its predecessor's advantage is cut there
@@ -61,6 +64,7 @@ from .stops import Stopped, lock_folder, sigterm_stops
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
 MAX_THREADS = 1024
+MAX_ROUND_CREDIT = 1e6          # round_credit's weight: a chance changes by at most 1
 MAX_ROLLOUT = 1 << 18           # decisions a rollout holds (its buffer: that many observations, 2 GB for Cabo)
 
 
@@ -94,6 +98,9 @@ class Hyper:
     margin: float = 0.1                            # dmc warm start: teacher's move valued this far above the others
     win_reward: float = 1.0                        # +- at the end of an episode, by the game's winners
     points_coef: float = 0.02                      # times (own points - mean of the others'), per step
+    round_credit: float = 0.0                      # times each round's change in the seat's chance to win the
+                                                   # game (agents.credit; 0: none)
+    credit_model: str = ""                         # its fitted model (.json; '': the one shipped for the game)
     self_play_share: float = 0.5                   # chance that each other seat is the learner too
     heuristic_share: float = 0.5                   # of the pool draws, once there are snapshots
     pool_size: int = 4                             # snapshots kept
@@ -145,6 +152,7 @@ class Hyper:
                                     ("max_grad_norm", 0.0, None, True), ("epsilon", 0.0, 1.0, False),
                                     ("margin", 0.0, None, False),
                                     ("win_reward", 0.0, None, False), ("points_coef", 0.0, None, False),
+                                    ("round_credit", 0.0, MAX_ROUND_CREDIT, False),
                                     ("self_play_share", 0.0, 1.0, False), ("heuristic_share", 0.0, 1.0, False),
                                     ("bc_dagger", 0.0, 1.0, False), ("anchor", 0.0, MAX_ANCHOR_WEIGHT, False)):
             x = getattr(self, name)
@@ -155,8 +163,21 @@ class Hyper:
         need(isinstance(self.options, dict) and "num_players" not in self.options, f"options={shown(self.options)}",
              "a dict of the game's options other than num_players")
         make_config(game_class(self.game).config_class, num_players=self.num_players, **self.options)
+        need(isinstance(self.credit_model, str), f"credit_model={shown(self.credit_model)}",
+             "the path of a fitted win-probability model (.json), or ''")
+        if self.round_credit:
+            self.win_model()            # refused here, before a run, when missing or fitted for other options
         need(self.num_games * self.rollout_steps <= MAX_ROLLOUT, f"num_games * rollout_steps={self.num_games} * "
              f"{self.rollout_steps}", f"at most {MAX_ROLLOUT:,} decisions held per rollout")
+
+    def win_model(self):
+        """The win-probability model that round credit reads (agents.credit), checked against the run's game."""
+        from . import credit
+
+        path = self.credit_model or credit.shipped_path(self.game, self.num_players)
+        need(bool(self.credit_model) or path.exists(), f"round_credit={self.round_credit} for {self.game} with "
+             f"{self.num_players} players", "a credit_model: none ships for them (python -m quando_env.agents.credit)")
+        return credit.load(path, self.game, self.num_players, self.options)
 
 
 # Default recipe of each game: what `train.py --game G` runs (see agents/models/README.md): a warm start of 10M
@@ -366,6 +387,9 @@ class Learner:
         self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
                          "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
         self.imitating = hp.bc_decisions > 0
+        if hp.round_credit:             # each seat's estimated chance to win its game, as of the last round's end
+            self.credit = hp.win_model()
+            self.win_p = np.full((self.B, self.n), self.credit.start())
         self.draw_owners(self.rows)
 
     # ------------------------------------------------------------------ who plays which seat
@@ -535,9 +559,12 @@ class Learner:
         if hp.points_coef and n > 1:
             add += hp.points_coef * (r - (r.sum(axis=1, keepdims=True) - r) / (n - 1))
         ended = np.flatnonzero(g.game_over | g.truncated)
+        won = np.zeros((0, n), bool)
         if ended.size:
             won = g.winners(ended)
             add[ended] += np.where(won, hp.win_reward, -hp.win_reward)
+        if hp.round_credit:
+            add += hp.round_credit * self.win_change(ended, won)
         held = self.last >= 0
         self.buf["rew"][self.last[held]] += add[held]
         if ended.size:
@@ -549,6 +576,20 @@ class Learner:
             self.last[ended] = -1
             g.reset(games=ended)
             self.draw_owners(ended)
+
+    def win_change(self, ended: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """(B, n) change of each seat's chance to win over the last step: at a round's end the model's chance
+        after it less before it, at the game's end 1 for its winners or 0 less before (so a game's changes add up
+        to won - the chance at the start)."""
+        g, now = self.game, self.win_p.copy()
+        done = np.flatnonzero(g.round_over)
+        if done.size:
+            now[done] = self.credit.prob(g.totals[done], g.rounds_done[done])
+        now[ended] = won
+        change = now - self.win_p
+        now[ended] = self.credit.start()       # the next episode
+        self.win_p = now
+        return change
 
     def advantages(self, segments, ready, lam: float) -> tuple[np.ndarray, np.ndarray]:
         """(advantages, returns) by GAE along each seat's chain of decisions, newest step first; a chain that
