@@ -191,7 +191,8 @@ def test_the_wheel_installs_quando_env_alone_with_its_agents_and_models(tmp_path
     tops = {n.split("/")[0] for n in names}
     assert tops == {"quando_env", f"quando_env-{quando_env.__version__}.dist-info"}, tops
     for shipped in ("quando_env/agents/models/learned_quando_4p.npz", "quando_env/agents/models/ppo_quando_4p.zip",
-                    "quando_env/quando/RULES.md", "quando_env/agents/quando/heuristic.py"):
+                    "quando_env/agents/models/win_quando_4p.json", "quando_env/quando/RULES.md",
+                    "quando_env/agents/quando/heuristic.py"):
         assert shipped in names
     assert any(n.startswith("quando_env/web/static/") for n in names)
     entry = zipfile.ZipFile(wheel).read(f"quando_env-{quando_env.__version__}.dist-info/entry_points.txt")
