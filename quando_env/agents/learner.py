@@ -241,10 +241,10 @@ class Net(nn.Module):
         z = self.trunk(x) if torch.is_tensor(x) else self.trunk[1:](sparse.linear(x, self.trunk[0]))
         logits = self.policy(z)
         if self.has_move:
-            rows, acts, feats = moves
-            h = torch.relu(self.move_state(z)[rows] + self.move_feat(feats))
+            rows, acts, feats = moves        # index_select and index_add: several times faster than [] on CPU
+            h = torch.relu(torch.index_select(self.move_state(z), 0, rows) + self.move_feat(feats))
             score = self.move_out(torch.relu(self.move_hidden(h))).squeeze(-1)
-            logits = logits.index_put((rows, acts), score, accumulate=True)
+            logits = logits.flatten().index_add(0, rows * logits.shape[1] + acts, score).view_as(logits)
         return logits, self.value(z).squeeze(-1)
 
 
