@@ -237,12 +237,13 @@ class Net(nn.Module):
 
     def forward(self, x, moves=None):
         """x: a tensor of observations, or their nonzeros (agents.sparse: the same result, faster); moves: the
-        legal moves (rows, actions, features (L, F) or None; required with a move scorer). Given the moves, only
-        the legal moves' outputs are computed (Cabo has about 6 legal of 350 actions) and the others are -1e9, as
-        `masked_log_probs` makes them; index_select and index_copy keep the gathers cheap on the CPU."""
+        legal moves (rows, actions, features (L, F)) for a model with a move scorer. The scorer's network gives
+        only the legal moves' outputs (Cabo has about 6 legal of 350 actions) and -1e9 for the others, as
+        `masked_log_probs` makes them (index_select and index_copy keep the gathers cheap on the CPU); without a
+        scorer, the dense head costs less than the gathers."""
         z = self.trunk(x) if torch.is_tensor(x) else self.trunk[1:](sparse.linear(x, self.trunk[0]))
         value = self.value(z).squeeze(-1)
-        if moves is None:
+        if not self.has_move:
             return self.policy(z), value
         rows, acts, feats = moves
         score = (torch.index_select(z, 0, rows) * torch.index_select(self.policy.weight, 0, acts)).sum(-1) \
@@ -255,12 +256,11 @@ class Net(nn.Module):
         return logits.view(len(z), size), value
 
 
-def legal_moves(masks: np.ndarray, feats: np.ndarray | None = None, device="cpu") -> tuple:
-    """(rows, actions, features or None) tensors of the legal moves of a batch, row by row: feats holds their
-    feature rows in that order (L, F)."""
+def legal_moves(masks: np.ndarray, feats: np.ndarray, device="cpu") -> tuple:
+    """(rows, actions, features) tensors of the legal moves of a batch, row by row: feats holds their feature rows
+    in that order (L, F)."""
     rows, acts = np.nonzero(masks)
-    return (torch.from_numpy(rows).to(device), torch.from_numpy(acts).to(device),
-            None if feats is None else torch.from_numpy(np.ascontiguousarray(feats)).to(device))
+    return tuple(torch.from_numpy(x).to(device) for x in (rows, acts, np.ascontiguousarray(feats)))
 
 
 def masked_log_probs(logits, masks):
@@ -474,8 +474,8 @@ class Learner:
         epsilon-greedy on the action values), log-probabilities of the masked softmax, policy outputs, values
         (B,))."""
         with torch.no_grad():
-            logits, value = self.net(sparse.sparse_rows(obs), legal_moves(
-                masks, feats if self.hp.move_hidden else None, self.dev))
+            logits, value = self.net(sparse.sparse_rows(obs), legal_moves(masks, feats, self.dev)
+                                     if self.hp.move_hidden else None)
             logits = self.anchored(logits, None if anchor is None else torch.from_numpy(anchor).to(self.dev))
             legal = torch.from_numpy(np.ascontiguousarray(masks, bool)).to(self.dev)
             logp_all = masked_log_probs(logits, legal)
@@ -627,7 +627,7 @@ class Learner:
         for _ in range(hp.epochs):
             for j in np.array_split(idx[self.rng.permutation(idx.size)], max(1, -(-idx.size // hp.minibatch))):
                 j = np.sort(j)
-                moves = legal_moves(b["mask"][j], self.stored_features(j) if hp.move_hidden else None, self.dev)
+                moves = legal_moves(b["mask"][j], self.stored_features(j), self.dev) if hp.move_hidden else None
                 out = self.loss(obs.take(j), moves,
                                 *(torch.from_numpy(x).to(self.dev) for x in (b["mask"][j], b["act"][j], b["logp"][j],
                                                                              adv[j], ret[j], b["anchor"][j])))
