@@ -255,12 +255,10 @@ def batch(data: dict, j: np.ndarray, device: str = "cpu") -> tuple:
     import torch
 
     from .learner import legal_moves
+    from .sparse import runs
 
     masks = data["masks"][j]
-    counts = masks.sum(axis=1)
-    ends = np.cumsum(counts)
-    rows = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts - data["fstart"][j], counts)
-    feats = data["features"][rows] if data["features"].size else None
+    feats = data["features"][runs(data["fstart"][j], masks.sum(axis=1))] if data["features"].size else None
     moves = legal_moves(masks, feats, device) if feats is not None else None
     return torch.from_numpy(data["obs"][j]).to(device), moves, torch.from_numpy(masks).to(device)
 

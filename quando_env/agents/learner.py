@@ -452,10 +452,7 @@ class Learner:
 
     def stored_features(self, ids: np.ndarray) -> np.ndarray:
         """The feature rows of buffer decisions ids (any order), concatenated in that order."""
-        counts = self.buf["mask"][ids].sum(axis=1)
-        ends = np.cumsum(counts)
-        rows = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - counts - self.buf["fstart"][ids], counts)
-        return self.feats[rows]
+        return self.feats[sparse.runs(self.buf["fstart"][ids], self.buf["mask"][ids].sum(axis=1))]
 
     def anchor_moves(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
         """The heuristic's moves that an anchored run adds `anchor` to (None without an anchor)."""

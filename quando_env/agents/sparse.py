@@ -37,10 +37,16 @@ class SparseRows:
         """The rows ids of this batch (any order), as a batch of their own: a minibatch of a rollout whose
         nonzeros were found once."""
         counts = np.diff(self.offsets, append=len(self.cols))[ids]
-        ends = np.cumsum(counts)
-        at = np.arange(ends[-1] if len(ends) else 0) + np.repeat(self.offsets[ids] - (ends - counts), counts)
+        at = runs(self.offsets[ids], counts)
         return SparseRows(len(ids), self.width, np.repeat(np.arange(len(ids)), counts), self.cols[at], self.vals[at],
-                          ends - counts)
+                          np.cumsum(counts) - counts)
+
+
+def runs(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices of runs of counts[i] consecutive items from starts[i], concatenated in order (a ragged
+    gather: the nonzeros of chosen rows, the legal moves' feature rows of chosen decisions)."""
+    ends = np.cumsum(counts)
+    return np.arange(ends[-1] if len(ends) else 0) + np.repeat(starts - (ends - counts), counts)
 
 
 def sparse_rows(x: np.ndarray) -> SparseRows:
