@@ -665,9 +665,9 @@ def test_a_minibatch_taken_from_a_rollouts_nonzeros_is_the_minibatchs_own_nonzer
             np.testing.assert_array_equal(getattr(taken, name), getattr(found, name))
 
 
-def test_acting_keeps_the_transposed_first_layer_only_while_the_weights_stay():
-    """agents.sparse.linear without gradients reuses the transposed weight until the weight changes in place
-    (an optimizer step, a restored state): its outputs are the dense layer's each time."""
+def test_acting_on_the_nonzeros_follows_the_weights_as_they_change():
+    """agents.sparse.linear without gradients (acting) gives the dense layer's outputs, also after the weight
+    changes in place (an optimizer step, a restored state)."""
     import torch
 
     from agents import sparse

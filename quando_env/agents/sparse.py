@@ -80,11 +80,5 @@ class _SparseLinear(torch.autograd.Function):
 
 
 def linear(x: SparseRows, layer: torch.nn.Linear) -> torch.Tensor:
-    """layer(x) for a batch given by its nonzeros, with gradients for the layer's weight and bias. Without
-    gradients (acting), the transposed weight is kept until the weight changes (its version counter moves)."""
-    if torch.is_grad_enabled():
-        return _SparseLinear.apply(layer.weight, layer.bias, x)
-    key = (layer.weight.data_ptr(), layer.weight._version)
-    if getattr(layer, "sparse_table", (None,))[0] != key:
-        layer.sparse_table = (key, layer.weight.t().contiguous())
-    return _bag(x.cols, layer.sparse_table[1], x.offsets, x.vals) + layer.bias
+    """layer(x) for a batch given by its nonzeros, with gradients for the layer's weight and bias."""
+    return _SparseLinear.apply(layer.weight, layer.bias, x)
