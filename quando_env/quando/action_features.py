@@ -64,11 +64,12 @@ def _cap(x, scale):
 
 
 @njit(cache=True)
-def best_removal(cnt):
-    """(most points one straight or set removes from a hand of these front counts, 1 if it holds a set of 3)."""
+def best_removal(cnt, lowest=0):
+    """(most points one straight or set removes from a hand of these front counts, 1 if it holds a set of 3);
+    sets of fronts below `lowest` are not counted (the Quando heuristic counts no set of 0s)."""
     best = 0
     trip = 0
-    for v in range(11):
+    for v in range(lowest, 11):
         if cnt[v] > 0:
             best = max(best, v * cnt[v])
             if cnt[v] >= 3:

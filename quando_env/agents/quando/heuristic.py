@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from quando_env import rng
+from quando_env.quando.action_features import best_removal
 from quando_env.quando.cards import (FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, PASS, TAKE_DOWN, TAKE_UP, flip_back, is_set,
                                      is_straight, set_count, set_value, straight_low)
 
@@ -82,22 +83,6 @@ def _draw_values(cnt, up, down, pdown, prm, last):
                 vd += pdown[v] * _hval(cnt, prm, last)
                 cnt[v] -= 1
     return vu, vd
-
-
-@njit(cache=True)
-def _best_removal(cnt):
-    """(points the best straight or set removes, 1 if a triplet is possible)."""
-    best = 0
-    trip = 0
-    for v in range(1, 11):
-        if cnt[v] > 0:
-            best = max(best, v * cnt[v])
-            if cnt[v] >= 3:
-                trip = 1
-    for x in range(9):
-        if cnt[x] > 0 and cnt[x + 1] > 0 and cnt[x + 2] > 0:
-            best = max(best, 3 * x + 3)
-    return best, trip
 
 
 @njit(cache=True)
@@ -188,7 +173,7 @@ def p_lowest_alone(o, st, n, my_cnt, prm, tau=-1.0):
                 v = col if col < 11 else _sample(cdfs[cards[r, j, 0]], state)
                 cnt[v] += 1
             s = hand_sum(cnt)
-            rem, trip = _best_removal(cnt)
+            rem, trip = best_removal(cnt, 1)
             draw = min(_sample(any_cdf, state), 5)
             low = min(low, min(s, s - rem + draw))
             if trip:
