@@ -6,7 +6,8 @@ quando_env.make_vec_env, per game, all measured in the same run.
 All rows train by PPO against the game's heuristic players (4 players). The learner runs its game's recipe
 (quando_env.agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
 self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
-does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden 128, 64).
+does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden 128, 64);
+`overlap` collects the next rollout in a second thread while learning from the last (Hyper.overlap: two cores).
 --device cuda runs the learner's network on a GPU (the SB3 rows stay on the CPU; --learner-only skips them).
 SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
 widths, the same epochs, minibatch, and experience per update), and with agents.training's (32 envs, n_steps 256,
@@ -64,6 +65,11 @@ def sb3_like(hp, envs):
                 gae_lambda=hp.gae_lambda, clip_range=hp.clip, ent_coef=hp.ent_coef)
 
 
+# The learner's rows after its recipe's: (name, settings changed).
+LEARNER_ROWS = [("learner", {}), ("learner, 1 seat", dict(self_play_share=0.0)),
+                ("learner, overlap", dict(overlap=True)),
+                ("learner, move scorer (128, 64)", dict(move_hidden=(128, 64))),
+                ("learner, move scorer (128, 64), overlap", dict(move_hidden=(128, 64), overlap=True))]
 TRAIN_PY = dict(envs=32, n_steps=256, batch_size=1024, epochs=4, hidden=(256, 256), learning_rate=1e-4,
                 gamma=0.995, clip_range=0.1, ent_coef=0.003)
 DEFAULTS = dict(envs=16, n_steps=2048, batch_size=64, epochs=10, hidden=(64, 64))    # MaskablePPO's own
@@ -83,19 +89,19 @@ def main():
     torch.set_num_threads(args.threads)
     rows = []
     for game in args.games:
-        (own, own_cpu), hp = learner_rate(game, args.seconds, args.threads, args.device)
-        (one, one_cpu), _ = learner_rate(game, args.seconds, args.threads, args.device, self_play_share=0.0)
-        scored = learner_rate(game, args.seconds, args.threads, args.device, move_hidden=(128, 64))[0] \
-            if game_class(game).action_feature_parts is not None else (float("nan"),) * 2
+        featured = game_class(game).action_feature_parts is not None
         skip = (float("nan"),) * 2
+        (own, own_cpu), hp = learner_rate(game, args.seconds, args.threads, args.device)
+        learner_rows = [(f"learner (self-play share {hp.self_play_share:g})", (own, own_cpu))]
+        for name, extra in LEARNER_ROWS[1:]:
+            rate = learner_rate(game, args.seconds, args.threads, args.device, **extra)[0] \
+                if featured or "move_hidden" not in extra else skip
+            learner_rows.append((name, rate))
         same = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players,
                                                         **sb3_like(hp, args.sb3_envs))
         old = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players, **TRAIN_PY)
         default = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players, **DEFAULTS)
-        for name, (rate, cpu_rate) in ((f"learner (self-play share {hp.self_play_share:g})", (own, own_cpu)),
-                                       ("learner, 1 seat", (one, one_cpu)),
-                                       ("learner, move scorer (128, 64)", scored),
-                                       ("SB3 MaskablePPO, learner's settings", same),
+        for name, (rate, cpu_rate) in (*learner_rows, ("SB3 MaskablePPO, learner's settings", same),
                                        ("SB3 MaskablePPO, agents.training's settings", old),
                                        ("SB3 MaskablePPO, its default settings", default)):
             rows.append((game, name, rate, cpu_rate, rate / same[0], rate / old[0], rate / default[0]))

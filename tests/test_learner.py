@@ -63,11 +63,11 @@ def test_a_short_run_on_the_tiny_game_clearly_beats_random_and_its_own_heuristic
     assert after["win_rate"] >= 0.62 and after["win_rate"] > before + 0.15 and after["ci"][0] > 0.5
 
 
-@pytest.mark.parametrize("method", ["ppo", "dmc"])
-def test_the_same_seed_gives_the_same_weights_and_another_seed_others(tiny, method):
+@pytest.mark.parametrize("method, overlap", [("ppo", False), ("dmc", False), ("ppo", True), ("dmc", True)])
+def test_the_same_seed_gives_the_same_weights_and_another_seed_others(tiny, method, overlap):
     def run(seed):
         learner = Learner(tiny_hyper(seed=seed, method=method, num_games=32, rollout_steps=8, bc_decisions=300,
-                                     snapshot_every=200, self_play_share=0.3), heuristic=KeepAgent())
+                                     snapshot_every=200, self_play_share=0.3, overlap=overlap), heuristic=KeepAgent())
         for _ in range(8):
             learner.iteration()
         assert learner.snapshots and not learner.imitating          # every phase and the pool took part
@@ -76,6 +76,30 @@ def test_the_same_seed_gives_the_same_weights_and_another_seed_others(tiny, meth
     a, b, c = run(3), run(3), run(4)
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert not all(np.array_equal(a[k], c[k]) for k in a)
+
+
+@pytest.mark.parametrize("game, move", [("help", ()), ("cabo", (16, 8))])
+def test_with_overlap_the_next_rollout_is_collected_by_the_weights_from_before_the_update(game, move):
+    """overlap: while the first rollout is learned from, the second is collected in another thread by the
+    network as it was before that update: the same rollout, row for row (legal moves included), as a learner of
+    the same seed that collects twice and learns nothing; the update in between changed the weights."""
+    kw = dict(game=game, num_games=16, rollout_steps=8, hidden=(16,), minibatch=64, move_hidden=move, seed=2,
+              self_play_share=0.5)
+    ahead, still = Learner(Hyper(**kw, overlap=True)), Learner(Hyper(**kw))
+    start = ahead.weights()
+    ahead.iteration()
+    ahead.settle()
+    assert not all(np.array_equal(start[k], v) for k, v in ahead.weights().items())
+    still.collect()
+    still.collect()
+    a, b = ahead.roll, still.roll
+    assert a is not ahead.spare and a.count == b.count > 0
+    for key in a.buf:
+        np.testing.assert_array_equal(a.buf[key][:a.count], b.buf[key][:b.count], err_msg=key)
+    if move:
+        ids = np.arange(a.count)
+        for x, y in zip(a.stored_moves(ids), b.stored_moves(ids)):
+            np.testing.assert_array_equal(x, y)
 
 
 # ---------------------------------------------------------------- per-seat rewards
@@ -147,7 +171,7 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
     # Undiscounted returns with zero values: the rewards of the decision and of the seat's later ones, up to a
     # decision still pending (it is carried into the next rollout and trained there).
     buf["val"][:] = 0.0
-    _, ret = learner.advantages(segments, ready, 1.0)
+    _, ret = learner.advantages(learner.roll, 1.0)
     for key, row in keys.items():
         total, k = rew[key], key
         while k in nxt and ready[keys[nxt[k]]]:
@@ -190,8 +214,8 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
     # What collection hands the policy is that same view, row for row.
     seen = []
     decide = learner.decide
-    learner.decide = lambda o, m, labels=None, feats=None, anchor=None: (seen.append(o.copy()),
-                                                                         decide(o, m, labels, feats, anchor))[1]
+    learner.decide = lambda o, m, labels=None, moves=None, anchor=None: (seen.append(o.copy()),
+                                                                         decide(o, m, labels, moves, anchor))[1]
     learner.hp.rollout_steps = 1
     expected = learner.game.observe()
     mine = np.flatnonzero(learner.owner[np.arange(16), learner.game.current_player] == LEARNER)
@@ -443,7 +467,7 @@ def test_settings_are_checked():
         Hyper(num_games=0, game="quando")
     for bad in ({"lr": -1.0}, {"lr": float("nan")}, {"hidden": ()}, {"seed": -1}, {"epochs": 2.0}, {"gamma": 2},
                 {"options": {"num_players": 3}}, {"threads": True}, {"teacher": "oracle"}, {"teacher_samples": 1},
-                {"bc_dagger": 1.5}, {"init": 3}, {"margin": -0.1}):
+                {"bc_dagger": 1.5}, {"init": 3}, {"margin": -0.1}, {"overlap": 1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             Hyper(game="quando", **bad)
     with pytest.raises(ValueError, match="num_players"):
@@ -478,6 +502,7 @@ def test_settings_are_checked():
     (["--set", "init=nowhere.npz"], "argument --set init: no learned model at nowhere.npz"),
     (["--set", "init=tests/tiny_game.py"], "argument --set init: tests/tiny_game.py: not a learned model file"),
     (["--set", "move_hidden=8"], "argument --set: move_hidden=(8,) is not allowed: () or two integer widths"),
+    (["--set", "overlap=yes"], "argument --set: 'overlap=yes': overlap takes 1, 0, true or false"),
     (["--device", "cuda"] if not __import__("torch").cuda.is_available() else ["--device", "tpu"],
      "argument --device:"),
     (["--out", "/proc/quando_run"], "argument --out:")])
@@ -663,6 +688,44 @@ def test_a_minibatch_taken_from_a_rollouts_nonzeros_is_the_minibatchs_own_nonzer
         assert (taken.num_rows, taken.width) == (found.num_rows, found.width)
         for name in ("rows", "cols", "vals", "offsets"):
             np.testing.assert_array_equal(getattr(taken, name), getattr(found, name))
+        for kept, again in zip(taken.with_columns().by_column(), found.by_column()):      # found once, kept
+            np.testing.assert_array_equal(kept, again)
+
+
+@pytest.mark.parametrize("game", FEATURED)
+def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones(game):
+    """A move scorer's outputs come as `Legal` (the legal moves' alone): its log-probabilities, entropy, likeliest
+    move, anchor and PPO loss equal those computed on the (B, num_actions) outputs it stands for, gradients too."""
+    import torch
+
+    from agents.learner import Legal, dense, legal_moves, ppo_loss
+
+    learner = small_learner(game, move_hidden=(16, 8), anchor=2.0)
+    for p in learner.net.parameters():
+        torch.nn.init.normal_(p, 0.0, 0.3)
+    rng = np.random.default_rng(0)
+    for _ in range(7):                      # positions past the first moves
+        m = learner.game.legal_action_mask
+        learner.game.step(np.array([rng.choice(np.flatnonzero(r)) if r.any() else 0 for r in m]))
+    o, m = learner.seat_view()
+    live = m.sum(axis=1) > 1
+    o, m = o[live], m[live]
+    moves = legal_moves(m, learner.game.action_features(games=np.flatnonzero(live))[m])
+    acts = torch.from_numpy(np.array([rng.choice(np.flatnonzero(r)) for r in m]))
+    heur = torch.from_numpy(learner.heuristic.act(o, m))
+    masks, n = torch.from_numpy(m), len(o)
+    got = []
+    for as_legal in (True, False):
+        logits, value = learner.net(torch.from_numpy(o), moves)
+        assert isinstance(logits, Legal)
+        logits = learner.anchored(logits if as_legal else dense(logits), heur)
+        out = ppo_loss(learner.hp, logits, value, masks, acts, torch.zeros(n), torch.linspace(-1, 1, n),
+                       torch.zeros(n))
+        grads = torch.autograd.grad(out["loss/total"], list(learner.net.parameters()))
+        got.append([out["loss/policy"], out["loss/entropy"], out["loss/approx_kl"], *grads])
+    for fast, full in zip(*got):
+        np.testing.assert_allclose(fast.detach().numpy(), full.detach().numpy(), rtol=1e-4, atol=1e-6)
+    assert got[0][1] > 0.1                  # the entropy is not 0 (the outputs differ per move)
 
 
 def test_acting_on_the_nonzeros_follows_the_weights_as_they_change():
@@ -836,7 +899,7 @@ def test_a_move_scorer_model_plays_the_same_from_its_file_given_features_or_obse
     o, m = learner.game.observe(games=live), learner.game.legal_action_mask[live]
     feats = learner.game.action_features(games=live)
     with torch.no_grad():
-        logits = learner.net(torch.from_numpy(o), legal_moves(m, feats[m]))[0].numpy()
+        logits = learner.net(torch.from_numpy(o), legal_moves(m, feats[m]))[0].dense().numpy()
     np.testing.assert_allclose(agent.scores(o, m, feats)[m], logits[m], rtol=1e-4, atol=1e-4)
     given = agent.act(o, m, features=feats)
     assert np.array_equal(given, agent.act(o, m)) and np.array_equal(given, np.where(m, logits, -np.inf).argmax(1))

@@ -268,12 +268,14 @@ def evaluate(net, data: dict, size: int = 4096) -> dict:
     of the search's best candidate less that of the network's move, where the network's move was searched)."""
     import torch
 
+    from .learner import dense
+
     right, regret, searched = 0, 0.0, 0
     with torch.no_grad():
         for j in np.array_split(np.arange(len(data["choice"])), max(1, -(-len(data["choice"]) // size))):
             obs, moves, masks = batch(data, j)
             logits, _ = net(obs, moves)
-            best = logits.masked_fill(~masks, -math.inf).argmax(1).numpy()
+            best = dense(logits).masked_fill(~masks, -math.inf).argmax(1).numpy()
             right += int((best == data["choice"][j]).sum())
             v = data["values"][j]
             got = v[np.arange(len(j)), best]
@@ -292,7 +294,7 @@ def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "",
     import torch
 
     from .learned import save_model
-    from .learner import Hyper, Learner, masked_log_probs
+    from .learner import Hyper, Learner, dense, masked_log_probs
     from .random_agent import RandomAgent
 
     header, shards = load_labels(folder)
@@ -319,7 +321,7 @@ def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "",
             j = np.sort(j)
             obs, moves, masks = batch(fit, j)
             logits, _ = net(obs, moves)
-            logp = masked_log_probs(logits, masks)
+            logp = masked_log_probs(dense(logits), masks)
             loss = -(torch.from_numpy(target[j]) * torch.where(masks, logp, 0.0)).sum(1).mean()
             opt.zero_grad()
             loss.backward()

@@ -33,8 +33,13 @@ How it learns (`method`):
   the policy's own move while still learning the teacher's, so the policy also learns to recover from the
   states its own mistakes lead to.
 
+Speed: with `overlap`, a second thread collects the next rollout (a copy of the network acting, one update older
+than the one learning) while the last is learned from, and prepares its minibatches; PPO's ratio to the stored
+log-probabilities of the policy that acted accounts for the lag, as in asynchronous PPO.
+
 Reproducible: torch, numpy and the engine are seeded from `seed`; with the same seed and thread count the run
-and its weights are the same. Model files hold no pickle (agents.learned).
+and its weights are the same, with or without overlap (collecting and learning draw from their own generators;
+what a rollout is collected by is fixed when it starts). Model files hold no pickle (agents.learned).
 """
 import argparse
 import copy
@@ -44,6 +49,7 @@ import math
 import sys
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,6 +84,9 @@ class Hyper:
     method: str = "ppo"                            # "ppo" or "dmc"
     seed: int = 0
     threads: int = 1                               # torch threads (numba: at most as many)
+    overlap: bool = False                          # collect the next rollout in a second thread while learning
+                                                   # from the last (its policy one update older, which PPO's
+                                                   # ratio to the stored log-probabilities accounts for)
     device: str = "cpu"                            # where the network runs: "cpu" or "cuda" (the games: the CPU)
     num_games: int = 256                           # games stepped together
     rollout_steps: int = 64                        # steps of every game per update
@@ -126,6 +135,8 @@ class Hyper:
         need(self.device == "cpu" or torch.cuda.is_available(), "device='cuda'",
              "'cpu' on this machine: torch sees no CUDA device")
         need(isinstance(self.init, str), f"init={shown(self.init)}", "the path of a learned model, or ''")
+        need(isinstance(self.overlap, (bool, np.bool_)), f"overlap={shown(self.overlap)}", "True or False")
+        self.overlap = bool(self.overlap)
         for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
                              ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
                              ("threads", 1, MAX_THREADS), ("eval_games", 1, MAX_MATCH_GAMES),
@@ -237,30 +248,72 @@ class Net(nn.Module):
 
     def forward(self, x, moves=None):
         """x: a tensor of observations, or their nonzeros (agents.sparse: the same result, faster); moves: the
-        legal moves (rows, actions, features (L, F)) for a model with a move scorer. The scorer's network gives
-        only the legal moves' outputs (Cabo has about 6 legal of 350 actions) and -1e9 for the others, as
-        `masked_log_probs` makes them (index_select and index_copy keep the gathers cheap on the CPU); without a
-        scorer, the dense head costs less than the gathers."""
+        legal moves (rows, actions, features (L, F)) for a model with a move scorer. Returns (policy outputs,
+        values): outputs (B, num_actions), or with a scorer `Legal`: the legal moves' outputs alone (Cabo has about
+        6 legal of 350 actions, and the scorer's rows are most of the work)."""
         z = self.trunk(x) if torch.is_tensor(x) else self.trunk[1:](sparse.linear(x, self.trunk[0]))
         value = self.value(z).squeeze(-1)
+        logits = self.policy(z)
         if not self.has_move:
-            return self.policy(z), value
+            return logits, value
         rows, acts, feats = moves
-        score = (torch.index_select(z, 0, rows) * torch.index_select(self.policy.weight, 0, acts)).sum(-1) \
-            + torch.index_select(self.policy.bias, 0, acts)
-        if self.has_move:
-            h = torch.relu(torch.index_select(self.move_state(z), 0, rows) + self.move_feat(feats))
-            score = score + self.move_out(torch.relu(self.move_hidden(h))).squeeze(-1)
-        size = self.policy.out_features
-        logits = z.new_full((len(z) * size,), -1e9).index_copy(0, rows * size + acts, score)
-        return logits.view(len(z), size), value
+        size = logits.shape[1]
+        state = torch.index_select(self.move_state(z) + self.move_feat.bias, 0, rows)
+        h = torch.relu(torch.addmm(state, feats, self.move_feat.weight.t()))     # move_state(z) + move_feat(feats)
+        score = torch.index_select(logits.reshape(-1), 0, rows * size + acts) \
+            + self.move_out(torch.relu(self.move_hidden(h))).squeeze(-1)
+        return Legal(score, rows, acts, len(z), size), value
+
+
+@dataclass
+class Legal:
+    """A policy's outputs of the legal moves alone: `score[i]` is row rows[i]'s output of action acts[i], row by
+    row in action order (legal_moves' order). The masked softmax and its loss terms are computed on these L
+    numbers rather than on (B, num_actions) outputs that are -1e9 but for them."""
+
+    score: torch.Tensor
+    rows: torch.Tensor
+    acts: torch.Tensor
+    num_rows: int
+    num_actions: int
+
+    def index(self, actions: torch.Tensor) -> torch.Tensor:
+        """Where each row's action (a legal one) is in `score`."""
+        rows = torch.arange(self.num_rows, device=actions.device)
+        return torch.searchsorted(self.rows * self.num_actions + self.acts, rows * self.num_actions + actions)
+
+    def add(self, actions: torch.Tensor, weight: float) -> "Legal":
+        """The same outputs with `weight` added to each row's action (a legal one)."""
+        return dataclasses.replace(self, score=self.score.index_add(0, self.index(actions),
+                                                                    self.score.new_full((len(actions),), weight)))
+
+    def dense(self) -> torch.Tensor:
+        """(B, num_actions) outputs, -1e9 for the illegal ones (as `masked_log_probs` makes them)."""
+        size = self.num_actions
+        out = self.score.new_full((self.num_rows * size,), -1e9)
+        return out.index_copy(0, self.rows * size + self.acts, self.score).view(self.num_rows, size)
+
+    def per_row(self, x: torch.Tensor) -> torch.Tensor:
+        """(B,) sums of x (L,) over each row's legal moves."""
+        return x.new_zeros(self.num_rows).index_add(0, self.rows, x)
+
+    def log_probs(self) -> torch.Tensor:
+        """(L,) log-softmax of each row's legal outputs."""
+        top = torch.full((self.num_rows,), -torch.inf, device=self.score.device).scatter_reduce(
+            0, self.rows, self.score.detach(), "amax")
+        shifted = self.score - top[self.rows]
+        return shifted - self.per_row(shifted.exp()).log()[self.rows]
 
 
 def legal_moves(masks: np.ndarray, feats: np.ndarray, device="cpu") -> tuple:
     """(rows, actions, features) tensors of the legal moves of a batch, row by row: feats holds their feature rows
     in that order (L, F)."""
-    rows, acts = np.nonzero(masks)
-    return tuple(torch.from_numpy(x).to(device) for x in (rows, acts, np.ascontiguousarray(feats)))
+    return as_tensors((*np.nonzero(masks), feats), device)
+
+
+def as_tensors(moves: tuple | None, device="cpu") -> tuple | None:
+    """(rows, actions, features) arrays as tensors on the device (None stays None)."""
+    return None if moves is None else tuple(torch.from_numpy(np.ascontiguousarray(x)).to(device) for x in moves)
 
 
 def masked_log_probs(logits, masks):
@@ -273,15 +326,33 @@ def masked_probs(logp_all, masks):
     return torch.where(masks, logp_all, 0.0).exp() * masks
 
 
+def dense(logits) -> torch.Tensor:
+    """(B, num_actions) policy outputs, from the network's (dense, or `Legal`)."""
+    return logits.dense() if isinstance(logits, Legal) else logits
+
+
+def policy_terms(logits, masks, acts) -> tuple:
+    """(log-probability of each row's action, mean entropy, whether the action is the likeliest legal one) of the
+    masked softmax, from dense outputs or `Legal` ones."""
+    if isinstance(logits, Legal):
+        logp_legal = logits.log_probs()
+        logp = logp_legal[logits.index(acts)]
+        entropy = -logits.per_row(logp_legal.exp() * logp_legal).mean()
+        top = torch.full_like(logp, -torch.inf).scatter_reduce(0, logits.rows, logp_legal.detach(), "amax")
+        return logp, entropy, logp.detach() >= top
+    logp_all = masked_log_probs(logits, masks)
+    logp = logp_all.gather(1, acts[:, None]).squeeze(1)
+    entropy = -(masked_probs(logp_all, masks) * logp_all).sum(1).mean()
+    return logp, entropy, logp_all.argmax(1) == acts
+
+
 # ---------------------------------------------------------------------------------------------- losses
 # Each takes (hp, policy outputs, values, masks, actions, old log-probabilities, advantages, returns) of a
 # minibatch and returns its parts by name, "loss/total" the one minimized.
 def ppo_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
     """PPO: the clipped policy loss, an entropy bonus and the value loss."""
     v_loss = 0.5 * ((value - ret) ** 2).mean()
-    logp_all = masked_log_probs(logits, masks)
-    logp = logp_all.gather(1, acts[:, None]).squeeze(1)
-    entropy = -(masked_probs(logp_all, masks) * logp_all).sum(1).mean()
+    logp, entropy, _ = policy_terms(logits, masks, acts)
     log_ratio = logp - old_logp
     ratio = log_ratio.exp()
     pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - hp.clip, 1 + hp.clip)).mean()
@@ -296,19 +367,17 @@ def ppo_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
 def imitation_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
     """A policy's warm start: cross-entropy toward the teacher's moves (acts), and the value loss."""
     v_loss = 0.5 * ((value - ret) ** 2).mean()
-    logp_all = masked_log_probs(logits, masks)
-    logp = logp_all.gather(1, acts[:, None]).squeeze(1)
-    entropy = -(masked_probs(logp_all, masks) * logp_all).sum(1).mean()
+    logp, entropy, top = policy_terms(logits, masks, acts)
     imitation = -logp.mean()
     return {"loss/value": v_loss, "loss/entropy": entropy, "loss/imitation": imitation,
-            "loss/imitation_accuracy": (logp_all.argmax(1) == acts).float().mean(),
+            "loss/imitation_accuracy": top.float().mean(),
             "loss/total": imitation + hp.vf_coef * v_loss}
 
 
 def dmc_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> dict:
     """Deep Monte-Carlo: the chosen action's value (the policy output) fitted to the return, and the value loss."""
     v_loss = 0.5 * ((value - ret) ** 2).mean()
-    q = logits.gather(1, acts[:, None]).squeeze(1)
+    q = dense(logits).gather(1, acts[:, None]).squeeze(1)
     q_loss = 0.5 * ((q - ret) ** 2).mean()
     return {"loss/value": v_loss, "loss/q": q_loss, "loss/total": q_loss + hp.vf_coef * v_loss}
 
@@ -317,6 +386,7 @@ def dmc_imitation_loss(hp, logits, value, masks, acts, old_logp, adv, ret) -> di
     """An action-value warm start: `dmc_loss` on the teacher's moves plus DQfD's large margin (fitting the
     teacher's moves alone leaves the other moves' values arbitrary, and the greedy move one of them): every
     other legal move valued at least `margin` below the teacher's."""
+    logits = dense(logits)
     v_loss = 0.5 * ((value - ret) ** 2).mean()
     q = logits.gather(1, acts[:, None]).squeeze(1)
     q_loss = 0.5 * ((q - ret) ** 2).mean()
@@ -340,6 +410,68 @@ def loss_function(method: str, imitating: bool):
 
 class Diverged(ValueError):
     """An update made the weights NaN or infinite (they are restored to what they were before it)."""
+
+
+class Rollout:
+    """One rollout's decisions (`buf`, rows 0..count-1: the carried ones first), their legal moves' feature rows
+    (decision i's from buf["fstart"][i], in order), and how it was collected: `segments` (row ranges, one per step),
+    `ready` (rows whose rewards are complete), `imitating` (the warm start's), `tally` (episodes ended, learner
+    seats in them, their wins)."""
+
+    def __init__(self, cap: int, obs_dim: int, num_actions: int, num_features: int):
+        self.buf = {"obs": np.zeros((cap, obs_dim), np.float32), "mask": np.zeros((cap, num_actions), bool),
+                    "act": np.zeros(cap, np.int64), "logp": np.zeros(cap, np.float32),
+                    "val": np.zeros(cap, np.float32), "rew": np.zeros(cap, np.float32),
+                    "nxt": np.full(cap, -1, np.int64), "fstart": np.zeros(cap, np.int64),
+                    "nlegal": np.zeros(cap, np.int64),   # legal moves (rows of feats from fstart)
+                    "anchor": np.zeros(cap, np.int64)}   # the heuristic's move (anchored runs)
+        self.count = 0
+        self.moves = num_features > 0
+        self.feats = np.zeros((cap * 8 if self.moves else 0, num_features), np.float32)
+        self.lacts = np.zeros(len(self.feats), np.int64)     # their actions
+        self.fcount = 0
+        self.segments, self.ready, self.imitating = [], np.zeros(0, bool), False
+        self.batches = None                 # its minibatches, once prepared (Learner.prepare)
+        self.tally = {"episodes": 0, "learner_seats": 0, "learner_wins": 0}
+
+    def store_moves(self, ids: np.ndarray, moves: tuple) -> None:
+        """Keep the legal moves (rows 0.., actions, features: `Learner.legal_features`) of decisions ids
+        (consecutive, in order)."""
+        if not self.moves:
+            return
+        rows, acts, feats = moves
+        counts = np.bincount(rows, minlength=len(ids))
+        end = self.fcount + len(feats)
+        if end > len(self.feats):
+            size = max(2 * len(self.feats), end)
+            self.feats = np.concatenate([self.feats[:self.fcount], np.zeros((size - self.fcount, feats.shape[1]),
+                                                                            np.float32)])
+            self.lacts = np.concatenate([self.lacts[:self.fcount], np.zeros(size - self.fcount, np.int64)])
+        self.buf["fstart"][ids] = self.fcount + np.cumsum(counts) - counts
+        self.buf["nlegal"][ids] = counts
+        self.feats[self.fcount:end], self.lacts[self.fcount:end] = feats, acts
+        self.fcount = end
+
+    def stored_moves(self, ids: np.ndarray) -> tuple:
+        """The legal moves (rows 0..len(ids)-1, actions, features) of decisions ids (any order)."""
+        counts = self.buf["nlegal"][ids]
+        at = sparse.runs(self.buf["fstart"][ids], counts)
+        return np.repeat(np.arange(len(ids)), counts), self.lacts[at], self.feats[at]
+
+    def start(self, src: "Rollout", held: np.ndarray, imitating: bool) -> None:
+        """Begin a rollout: src's decisions held (still waiting for rewards) become rows 0..k-1 (src may be this
+        rollout)."""
+        k = held.size
+        kept = src.stored_moves(held) if self.moves and k else None
+        for key, arr in self.buf.items():
+            arr[:k] = src.buf[key][held]
+        self.buf["rew"][k:] = 0.0
+        self.buf["nxt"][:] = -1
+        self.count, self.fcount = k, 0
+        if kept is not None:
+            self.store_moves(np.arange(k), kept)
+        self.segments, self.imitating, self.batches = [(0, k)], imitating, None
+        self.tally = dict.fromkeys(self.tally, 0)
 
 
 class Learner:
@@ -383,18 +515,19 @@ class Learner:
         self.owner = np.full((self.B, self.n), LEARNER, np.int64)
         self.last = np.full((self.B, self.n), -1, np.int64)    # each seat's pending decision (buffer row)
         cap = self.B * hp.rollout_steps + self.B * self.n      # a rollout's decisions + the carried ones
-        self.buf = {"obs": np.zeros((cap, self.obs_dim), np.float32),
-                    "mask": np.zeros((cap, self.num_actions), bool),
-                    "act": np.zeros(cap, np.int64), "logp": np.zeros(cap, np.float32),
-                    "val": np.zeros(cap, np.float32), "rew": np.zeros(cap, np.float32),
-                    "nxt": np.full(cap, -1, np.int64), "fstart": np.zeros(cap, np.int64),
-                    "anchor": np.zeros(cap, np.int64)}   # the heuristic's move (anchored runs)
-        self.count = 0                      # rows of the buffer in use
-        self.feats = np.zeros((cap * 8 if hp.move_hidden else 0, self.num_features), np.float32)   # legal moves'
-        self.fcount = 0                     # feature rows in use; decision i's start at buf["fstart"][i], in order
+        self.roll = Rollout(cap, self.obs_dim, self.num_actions, self.num_features)     # the one collected last
+        # overlap: the next rollout is collected into the other buffer by a copy of the network (`actor`) while
+        # the last one is learned from
+        self.spare = Rollout(cap, self.obs_dim, self.num_actions, self.num_features) if hp.overlap else self.roll
+        self.actor = copy.deepcopy(self.net) if hp.overlap else self.net
+        self.update_rng = np.random.default_rng([hp.seed, 1])     # the minibatches' order: learning draws
+                                                                    # nothing of what collecting draws
+        self.worker = ThreadPoolExecutor(1, initializer=self.thread_settings) if hp.overlap else None
+        self.ahead = None                   # the rollout being collected (a Future), with overlap
         self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
                          "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
         self.imitating = hp.bc_decisions > 0
+        self.plan = self.acting_plan()
         if hp.round_credit:             # each seat's estimated chance to win its game, as of the last round's end
             self.credit = hp.win_model()
             self.win_p = np.full((self.B, self.n), self.credit.start())
@@ -409,13 +542,31 @@ class Learner:
         return [self.heuristic, *self.snapshots], np.array([self.hp.heuristic_share] +
                                                           [(1 - self.hp.heuristic_share) / k] * k)
 
+    def acting_plan(self) -> tuple:
+        """What a rollout is collected by, fixed when it starts: (imitating, the pool's opponents, their draw
+        probabilities)."""
+        return (self.imitating, *self.pool())
+
+    def thread_settings(self) -> None:
+        """torch's and numba's thread counts hold per thread: the collecting thread gets the run's."""
+        torch.set_num_threads(self.hp.threads)
+        numba.set_num_threads(min(self.hp.threads, numba.config.NUMBA_NUM_THREADS))
+
+    @property
+    def buf(self) -> dict:
+        return self.roll.buf
+
+    @property
+    def count(self) -> int:
+        return self.roll.count
+
     def draw_owners(self, games: np.ndarray) -> None:
         """Owners of the seats of games starting an episode: one learner seat, the rest learner or pool."""
         k = games.size
-        if self.imitating:              # warm start: the heuristic plays every seat, all recorded
+        imitating, opponents, p = self.plan
+        if imitating:                   # warm start: the heuristic plays every seat, all recorded
             self.owner[games] = LEARNER
             return
-        opponents, p = self.pool()
         own = self.rng.choice(len(opponents), size=(k, self.n), p=p / p.sum())
         own[self.rng.random((k, self.n)) < self.hp.self_play_share] = LEARNER
         own[np.arange(k), self.rng.integers(self.n, size=k)] = LEARNER
@@ -430,29 +581,13 @@ class Learner:
     def move_header(self) -> dict | None:
         return {"features": self.num_features, "hidden": list(self.hp.move_hidden)} if self.hp.move_hidden else None
 
-    def legal_features(self, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """(L, F) features of the legal moves of the player to move in the listed games, row by row (none without
-        a move scorer)."""
+    def legal_features(self, games: np.ndarray, masks: np.ndarray) -> tuple | None:
+        """The legal moves of the player to move in the listed games (None without a move scorer): (rows
+        0..len(games)-1, actions, (L, F) features), row by row in action order."""
         if not self.hp.move_hidden:
-            return np.zeros((0, 0), np.float32)
-        return self.game.action_features(games=games)[masks]
-
-    def store_features(self, ids: np.ndarray, feats: np.ndarray) -> None:
-        """Keep the legal moves' feature rows of buffer decisions ids (consecutive, in order)."""
-        if not self.hp.move_hidden:
-            return
-        counts = self.buf["mask"][ids].sum(axis=1)
-        if self.fcount + len(feats) > len(self.feats):
-            grown = np.zeros((max(2 * len(self.feats), self.fcount + len(feats)), self.num_features), np.float32)
-            grown[:self.fcount] = self.feats[:self.fcount]
-            self.feats = grown
-        self.buf["fstart"][ids] = self.fcount + np.cumsum(counts) - counts
-        self.feats[self.fcount:self.fcount + len(feats)] = feats
-        self.fcount += len(feats)
-
-    def stored_features(self, ids: np.ndarray) -> np.ndarray:
-        """The feature rows of buffer decisions ids (any order), concatenated in that order."""
-        return self.feats[sparse.runs(self.buf["fstart"][ids], self.buf["mask"][ids].sum(axis=1))]
+            return None
+        rows, acts = np.nonzero(masks)
+        return rows, acts, self.game.action_features(games=games)[rows, acts]
 
     def anchor_moves(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
         """The heuristic's moves that an anchored run adds `anchor` to (None without an anchor)."""
@@ -462,18 +597,19 @@ class Learner:
         """The policy's outputs: the network's, plus `anchor` on the heuristic's move (as agents.learned plays)."""
         if anchor is None:
             return logits
+        if isinstance(logits, Legal):
+            return logits.add(anchor, self.hp.anchor)
         rows = torch.arange(len(anchor), device=logits.device)
         return logits.index_put((rows, anchor), logits.new_tensor(self.hp.anchor), accumulate=True)
 
-    def policy(self, obs: np.ndarray, masks: np.ndarray, feats=None, anchor=None) -> tuple:
+    def policy(self, obs: np.ndarray, masks: np.ndarray, moves=None, anchor=None) -> tuple:
         """The current policy on rows of observations and masks (anchor: the heuristic's moves of an anchored
         run): (probs (B, num_actions), the distribution the learner acts by (ppo: the masked softmax; dmc:
         epsilon-greedy on the action values), log-probabilities of the masked softmax, policy outputs, values
         (B,))."""
         with torch.no_grad():
-            logits, value = self.net(sparse.sparse_rows(obs), legal_moves(masks, feats, self.dev)
-                                     if self.hp.move_hidden else None)
-            logits = self.anchored(logits, None if anchor is None else torch.from_numpy(anchor).to(self.dev))
+            logits, value = self.actor(sparse.sparse_rows(obs), as_tensors(moves, self.dev))
+            logits = dense(self.anchored(logits, None if anchor is None else torch.from_numpy(anchor).to(self.dev)))
             legal = torch.from_numpy(np.ascontiguousarray(masks, bool)).to(self.dev)
             logp_all = masked_log_probs(logits, legal)
             probs = masked_probs(logp_all, legal).cpu().numpy().astype(np.float64)
@@ -483,12 +619,12 @@ class Learner:
             probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
         return probs, logp_all, logits, value.numpy()
 
-    def decide(self, obs, masks, labels=None, feats=None, anchor=None):
+    def decide(self, obs, masks, labels=None, moves=None, anchor=None):
         """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
         masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
         as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
         actions' values."""
-        probs, logp_all, logits, value = self.policy(obs, masks, feats, anchor)
+        probs, logp_all, logits, value = self.policy(obs, masks, moves, anchor)
         rows = np.arange(len(obs))
         dagger = labels is not None and self.hp.bc_dagger > 0
         if labels is None or dagger:        # inverse CDF: an action of probability 0 (illegal) is never drawn
@@ -499,62 +635,54 @@ class Learner:
         return acts, logp_all[rows, acts], logits[rows, acts] if self.hp.method == "dmc" else value, played
 
     # ------------------------------------------------------------------ experience
-    def carry_pending(self) -> None:
-        """Start a rollout: decisions still waiting for rewards move to the front of the buffer."""
-        held = self.last >= 0
-        old = self.last[held]
-        k = old.size
-        for key, arr in self.buf.items():
-            arr[:k] = arr[old]
-        self.buf["rew"][k:] = 0.0
-        self.buf["nxt"][:] = -1
-        self.last[held] = np.arange(k)
-        self.count = k
-        if self.hp.move_hidden:
-            kept = self.stored_features(np.arange(k)) if k else self.feats[:0]
-            self.fcount = 0
-            self.store_features(np.arange(k), kept.copy())
-
-    def collect(self) -> tuple[list, np.ndarray]:
-        """Step every game `rollout_steps` times. Returns (row ranges of the buffer, one per step, the carried
-        rows first; ready: rows whose rewards are complete)."""
-        hp, b, g = self.hp, self.buf, self.game
-        self.carry_pending()
-        segments = [(0, self.count)]
+    def collect(self, plan=None) -> tuple[list, np.ndarray]:
+        """Step every game `rollout_steps` times by `plan` (acting_plan: the current one if None). Returns (row
+        ranges of the buffer, one per step, the carried rows first; ready: rows whose rewards are complete), also
+        kept in self.roll with the rollout."""
+        hp, g = self.hp, self.game
+        self.plan = plan or self.acting_plan()
+        imitating, opponents, _ = self.plan
+        last, self.roll, self.spare = self.roll, self.spare, self.roll      # the same buffer without overlap
+        held = self.last >= 0               # decisions still waiting for rewards move to the front
+        self.roll.start(last, self.last[held], imitating)
+        self.last[held] = np.arange(self.roll.count)
+        roll = self.roll
+        b, segments = roll.buf, roll.segments
         actions = np.empty(self.B, np.int64)
         for _ in range(hp.rollout_steps):
             obs, masks = self.seat_view()
             cur = g.current_player
             who = self.owner[self.rows, cur]
             mine = np.flatnonzero(who == LEARNER)
-            start = self.count
+            start = roll.count
             if mine.size:
                 o, m = obs[mine], masks[mine]
                 f = self.legal_features(mine, m)
                 anchor = self.anchor_moves(o, m)
-                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if self.imitating else None, f,
+                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if imitating else None, f,
                                                       anchor)
                 ids = start + np.arange(mine.size)
                 if anchor is not None:
                     b["anchor"][ids] = anchor
                 b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
-                self.store_features(ids, f)
+                roll.store_moves(ids, f)
                 seats = cur[mine]
                 prev = self.last[mine, seats]
                 b["nxt"][prev[prev >= 0]] = ids[prev >= 0]
                 self.last[mine, seats] = ids
                 actions[mine] = played
-                self.count += mine.size
-            segments.append((start, self.count))
-            opponents, _ = self.pool()
+                roll.count += mine.size
+            segments.append((start, roll.count))
             for k in np.unique(who[who != LEARNER]):
                 idx = np.flatnonzero(who == k)
                 feats = g.action_features(games=idx) if opponents[k].uses_action_features else None
                 actions[idx] = opponents[k].act(obs[idx], masks[idx], features=feats)
             self.reward(g.step(actions))
-        ready = np.ones(self.count, bool)
-        ready[self.last[self.last >= 0]] = False
-        return segments, ready
+        roll.ready = np.ones(roll.count, bool)
+        roll.ready[self.last[self.last >= 0]] = False
+        if hp.overlap:
+            self.prepare(roll)
+        return segments, roll.ready
 
     def reward(self, r: np.ndarray) -> None:
         """Credit a step's (B, n) points to each learner seat's pending decision; end and restart the episodes
@@ -574,7 +702,7 @@ class Learner:
         self.buf["rew"][self.last[held]] += add[held]
         if ended.size:
             mine = self.owner[ended] == LEARNER
-            c = self.counters
+            c = self.roll.tally
             c["episodes"] += ended.size
             c["learner_seats"] += int(mine.sum())
             c["learner_wins"] += int((mine & won).sum())
@@ -596,13 +724,13 @@ class Learner:
         self.win_p = now
         return change
 
-    def advantages(self, segments, ready, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    def advantages(self, roll: Rollout, lam: float) -> tuple[np.ndarray, np.ndarray]:
         """(advantages, returns) by GAE along each seat's chain of decisions, newest step first; a chain that
         reaches a pending decision is cut there (bootstrapped by its value)."""
-        b, gamma = self.buf, self.hp.gamma
-        adv = np.zeros(self.count, np.float32)
-        val = b["val"][:self.count]
-        for s, e in reversed(segments):
+        b, gamma, ready = roll.buf, self.hp.gamma, roll.ready
+        adv = np.zeros(roll.count, np.float32)
+        val = b["val"][:roll.count]
+        for s, e in reversed(roll.segments):
             nx = b["nxt"][s:e]
             has = nx >= 0
             nv = np.where(has, val[nx], 0.0)
@@ -611,76 +739,104 @@ class Learner:
         return adv, adv + val
 
     # ------------------------------------------------------------------ learning
-    def update(self, segments, ready) -> dict:
-        """One learning step on the ready decisions of a rollout: PPO, DMC, or imitation. Returns the logged
-        numbers (means over minibatches)."""
-        hp, b = self.hp, self.buf
-        lam = hp.gae_lambda if hp.method == "ppo" and not self.imitating else 1.0
-        adv, ret = self.advantages(segments, ready, lam)
-        idx = np.flatnonzero(ready)
+    def prepare(self, roll: Rollout) -> None:
+        """A rollout's minibatches for every epoch (roll.batches), with their numpy work done: advantages, the
+        nonzeros, the legal moves. With overlap the collecting thread does it, and learning is torch's work alone."""
+        hp, b = self.hp, roll.buf
+        lam = hp.gae_lambda if hp.method == "ppo" and not roll.imitating else 1.0
+        adv, ret = self.advantages(roll, lam)
+        idx = np.flatnonzero(roll.ready)
         if idx.size > 1:                    # PPO's advantages, normalized over the rollout
             adv = (adv - adv[idx].mean()) / (adv[idx].std() + 1e-8)
-        logs, obs = {}, sparse.sparse_rows(b["obs"][:self.count])
+        obs, roll.batches = sparse.sparse_rows(b["obs"][:roll.count]), []
         for _ in range(hp.epochs):
-            for j in np.array_split(idx[self.rng.permutation(idx.size)], max(1, -(-idx.size // hp.minibatch))):
+            for j in np.array_split(idx[self.update_rng.permutation(idx.size)],
+                                    max(1, -(-idx.size // hp.minibatch))):
                 j = np.sort(j)
-                moves = legal_moves(b["mask"][j], self.stored_features(j), self.dev) if hp.move_hidden else None
-                out = self.loss(obs.take(j), moves,
-                                *(torch.from_numpy(x).to(self.dev) for x in (b["mask"][j], b["act"][j], b["logp"][j],
-                                                                             adv[j], ret[j], b["anchor"][j])))
-                self.opt.zero_grad()
-                out["loss/total"].backward()
-                out["loss/grad_norm"] = nn.utils.clip_grad_norm_(self.net.parameters(), hp.max_grad_norm)
-                self.opt.step()
-                for k, v in out.items():
-                    logs.setdefault(k, []).append(float(v.detach()))
+                roll.batches.append((obs.take(j).with_columns(), roll.stored_moves(j) if hp.move_hidden else None,
+                                     *(x[j] for x in (b["mask"], b["act"], b["logp"], adv, ret, b["anchor"]))))
+        roll.returns, roll.values = ret[idx], b["val"][idx]
+
+    def update(self, roll: Rollout) -> dict:
+        """One learning step on the ready decisions of a rollout: PPO, DMC, or imitation (as it was collected).
+        Returns the logged numbers (means over minibatches)."""
+        hp = self.hp
+        if roll.batches is None:
+            self.prepare(roll)
+        for group in self.opt.param_groups:
+            group["lr"] = hp.bc_lr if roll.imitating else hp.lr
+        logs = {}
+        for obs, moves, *arrays in roll.batches:
+            out = self.loss(roll.imitating, obs, as_tensors(moves, self.dev),
+                            *(torch.from_numpy(x).to(self.dev) for x in arrays))
+            self.opt.zero_grad()
+            out["loss/total"].backward()
+            out["loss/grad_norm"] = nn.utils.clip_grad_norm_(self.net.parameters(), hp.max_grad_norm)
+            self.opt.step()
+            for k, v in out.items():
+                logs.setdefault(k, []).append(float(v.detach()))
+        roll.batches = None
         logs = {k: float(np.mean(v)) for k, v in logs.items()}
-        var = float(np.var(ret[idx])) if idx.size else 0.0     # a rollout may finish no decision
-        logs["loss/explained_variance"] = 1 - float(np.var(ret[idx] - b["val"][idx])) / var if var > 0 else 0.0
-        logs["rollout/mean_return"] = float(ret[idx].mean()) if idx.size else 0.0
+        ret, var = roll.returns, float(np.var(roll.returns)) if roll.returns.size else 0.0     # a rollout may
+        logs["loss/explained_variance"] = 1 - float(np.var(ret - roll.values)) / var if var > 0 else 0.0  # finish none
+        logs["rollout/mean_return"] = float(ret.mean()) if ret.size else 0.0
         return logs
 
-    def loss(self, obs, moves, masks, acts, old_logp, adv, ret, anchor) -> dict:
-        """The minibatch loss of the current phase and method (`loss_function`), with its parts by name."""
+    def loss(self, imitating, obs, moves, masks, acts, old_logp, adv, ret, anchor) -> dict:
+        """The minibatch loss of a phase and the method (`loss_function`), with its parts by name."""
         logits, value = self.net(obs, moves)
         logits = self.anchored(logits, anchor if self.hp.anchor else None)
-        return loss_function(self.hp.method, self.imitating)(self.hp, logits, value, masks, acts, old_logp, adv, ret)
+        return loss_function(self.hp.method, imitating)(self.hp, logits, value, masks, acts, old_logp, adv, ret)
 
     def iteration(self) -> dict:
-        """Collect one rollout and learn from it; returns the logged numbers."""
+        """Collect one rollout and learn from it (with overlap: take the rollout collected meanwhile, start the
+        next, learn); returns the logged numbers."""
         t0 = time.perf_counter()
         c = self.counters
         before = dict(c)
-        segments, ready = self.collect()
+        if self.ahead is None:
+            self.collect()
+        else:
+            self.ahead.result()
+            self.ahead = None
+        roll = self.roll
+        done = int(roll.ready.sum())
+        for k, v in roll.tally.items():
+            c[k] += v
+        c["decisions"] += done
+        c["bc_decisions" if roll.imitating else "rl_decisions"] += done
+        if self.imitating and c["bc_decisions"] >= self.hp.bc_decisions:
+            self.imitating = False          # warm start over: episodes starting from now on get pool owners
+        if self.hp.overlap:
+            self.actor.load_state_dict(self.net.state_dict())
+            self.ahead = self.worker.submit(self.collect, self.acting_plan())
         t1 = time.perf_counter()
         good = copy.deepcopy(self.net.state_dict()), copy.deepcopy(self.opt.state_dict())
-        logs = self.update(segments, ready)
+        logs = self.update(roll)
         if not all(torch.isfinite(p).all() for p in self.net.parameters()):
             self.net.load_state_dict(good[0])       # the last good model stays, and Adam's moments with it
             self.opt.load_state_dict(good[1])
             raise Diverged(f"the learning diverged at {c['decisions']:,} decisions (update {c['updates'] + 1}): "
                            f"weights became NaN or infinite (loss {logs.get('loss/total', float('nan')):.4g})")
         t2 = time.perf_counter()
-        done = int(ready.sum())
-        c["decisions"] += done
-        c["bc_decisions" if self.imitating else "rl_decisions"] += done
         c["updates"] += 1
         c["loop_seconds"] += t2 - t0
         c["loop_decisions"] += done
         seats = c["learner_seats"] - before["learner_seats"]
         logs.update({"rollout/decisions": done, "rollout/episodes": c["episodes"] - before["episodes"],
                      "rollout/learner_win_rate": (c["learner_wins"] - before["learner_wins"]) / seats if seats
-                     else float("nan"), "pool/snapshots": len(self.snapshots), "phase/imitating": int(self.imitating),
+                     else float("nan"), "pool/snapshots": len(self.snapshots), "phase/imitating": int(roll.imitating),
                      "perf/collect_seconds": t1 - t0, "perf/update_seconds": t2 - t1,
                      "perf/decisions_per_second": done / (t2 - t0)})
-        if self.imitating and c["bc_decisions"] >= self.hp.bc_decisions:
-            self.imitating = False          # warm start over: episodes starting from now on get pool owners
-            for group in self.opt.param_groups:
-                group["lr"] = self.hp.lr
-        elif not self.imitating and self.hp.snapshot_every and \
+        if not roll.imitating and self.hp.snapshot_every and \
                 c["rl_decisions"] // self.hp.snapshot_every > before["rl_decisions"] // self.hp.snapshot_every:
             self.snapshots = (self.snapshots + [self.agent()])[-self.hp.pool_size:]
         return logs
+
+    def settle(self) -> None:
+        """Wait for a rollout being collected (overlap): the run's state is then whole (to save it)."""
+        if self.ahead is not None:
+            self.ahead.result()
 
     # ------------------------------------------------------------------ the model
     def weights(self) -> dict:
@@ -709,6 +865,7 @@ class Learner:
         from .evaluation import play_match
 
         hp = self.hp
+        self.settle()                   # the heuristic agent is not shared between threads
         res = play_match([self.agent()] + [self.heuristic] * (self.n - 1), games or hp.eval_games,
                          seed=hp.eval_seed, names=["learned"] + ["heuristic"] * (self.n - 1), progress=False,
                          game=hp.game, num_players=self.n, **hp.options).pooled()["learned"]
@@ -719,6 +876,7 @@ class Learner:
     def save_state(self, out: Path) -> None:
         """The model (out/model.npz), the snapshots, and what resuming needs (out/state.npz: Adam's moments;
         out/state.json: settings, counters, random state)."""
+        self.settle()
         save_model(out / "model.npz", self.header(), self.weights())
         (out / "snapshots").mkdir(exist_ok=True)
         snaps = []
@@ -733,7 +891,8 @@ class Learner:
         hp = dataclasses.asdict(self.hp)
         hp["hidden"] = list(hp["hidden"])
         text = json.dumps({"hyper": hp, "counters": self.counters, "imitating": self.imitating, "snapshots": snaps,
-                           "rng": self.rng.bit_generator.state}, indent=1)
+                           "rng": self.rng.bit_generator.state, "update_rng": self.update_rng.bit_generator.state},
+                          indent=1)
         replace_file(out / "state.json", lambda tmp: tmp.write_text(text))     # last: what --resume starts from
 
     @classmethod
@@ -766,7 +925,10 @@ class Learner:
             group["lr"] = hp.bc_lr if self.imitating else hp.lr
         self.snapshots = [LearnedAgent(out / p, game=hp.game) for p in state["snapshots"]]
         self.rng.bit_generator.state = state["rng"]
+        if "update_rng" in state:           # runs saved before it had its own
+            self.update_rng.bit_generator.state = state["update_rng"]
         self.game.reset(seed=hp.seed + 1_000_003 * self.counters["updates"])
+        self.plan = self.acting_plan()
         self.draw_owners(self.rows)
         return self
 
@@ -826,10 +988,13 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
             value = tuple(int(x) for x in text.split(",")) if text or name != "move_hidden" else ()
         elif kind is float:
             value = float(text)
+        elif kind is bool:
+            value = {"1": True, "true": True, "0": False, "false": False}[text.lower()]
         else:
             value = kind(text)
-    except ValueError:
-        what = {dict: "a JSON object", tuple: "integers separated by commas", float: "a number", int: "an integer"}
+    except (ValueError, KeyError):
+        what = {dict: "a JSON object", tuple: "integers separated by commas", float: "a number", int: "an integer",
+                bool: "1, 0, true or false"}
         p.error(f"argument --set: {shown(item)}: {name} takes {what.get(kind, 'a string')}")
     return name, value
 

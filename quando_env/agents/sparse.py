@@ -24,14 +24,22 @@ class SparseRows:
     cols: np.ndarray
     vals: np.ndarray
     offsets: np.ndarray
+    columns: tuple | None = None        # by_column's result, once found (`with_columns`)
 
     def by_column(self) -> tuple:
         """(row indices, offsets, values) of the same nonzeros in column order: the transposed batch (a stable
         radix sort of 16-bit column numbers when the width allows it)."""
+        if self.columns is not None:
+            return self.columns
         key = self.cols.astype(np.uint16) if self.width <= 1 << 16 else self.cols
         order = np.argsort(key, kind="stable")
         counts = np.bincount(self.cols, minlength=self.width)
         return self.rows[order], np.cumsum(counts) - counts, self.vals[order]
+
+    def with_columns(self) -> "SparseRows":
+        """This batch with its transpose found now (for a backward pass run later, or in another thread)."""
+        self.columns = self.by_column()
+        return self
 
     def take(self, ids: np.ndarray) -> "SparseRows":
         """The rows ids of this batch (any order), as a batch of their own: a minibatch of a rollout whose
