@@ -6,8 +6,9 @@ quando_env.make_vec_env, per game, all measured in the same run.
 All rows train by PPO against the game's heuristic players (4 players). The learner runs its game's recipe
 (quando_env.agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
 self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
-does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden 128, 64);
-`overlap` collects the next rollout in a second thread while learning from the last (Hyper.overlap: two cores).
+does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden as named;
+Cabo's finishing stage trains (64, 32)). The learner collects the next rollout in a second thread while it learns
+from the last (Hyper.overlap, on by default: two cores); `no overlap` rows do one after the other.
 --device cuda runs the learner's network on a GPU (the SB3 rows stay on the CPU; --learner-only skips them).
 SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
 widths, the same epochs, minibatch, and experience per update), and with agents.training's (32 envs, n_steps 256,
@@ -67,9 +68,10 @@ def sb3_like(hp, envs):
 
 # The learner's rows after its recipe's: (name, settings changed).
 LEARNER_ROWS = [("learner", {}), ("learner, 1 seat", dict(self_play_share=0.0)),
-                ("learner, overlap", dict(overlap=True)),
+                ("learner, no overlap", dict(overlap=False)),
+                ("learner, move scorer (64, 32)", dict(move_hidden=(64, 32))),
                 ("learner, move scorer (128, 64)", dict(move_hidden=(128, 64))),
-                ("learner, move scorer (128, 64), overlap", dict(move_hidden=(128, 64), overlap=True))]
+                ("learner, move scorer (128, 64), no overlap", dict(move_hidden=(128, 64), overlap=False))]
 TRAIN_PY = dict(envs=32, n_steps=256, batch_size=1024, epochs=4, hidden=(256, 256), learning_rate=1e-4,
                 gamma=0.995, clip_range=0.1, ent_coef=0.003)
 DEFAULTS = dict(envs=16, n_steps=2048, batch_size=64, epochs=10, hidden=(64, 64))    # MaskablePPO's own

@@ -214,8 +214,7 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
     # What collection hands the policy is that same view, row for row.
     seen = []
     decide = learner.decide
-    learner.decide = lambda o, m, labels=None, moves=None, anchor=None: (seen.append(o.copy()),
-                                                                         decide(o, m, labels, moves, anchor))[1]
+    learner.decide = lambda o, m, *rest: (seen.append(o.copy()), decide(o, m, *rest))[1]
     learner.hp.rollout_steps = 1
     expected = learner.game.observe()
     mine = np.flatnonzero(learner.owner[np.arange(16), learner.game.current_player] == LEARNER)
@@ -587,6 +586,15 @@ def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, dama
     assert "argument --resume: " in err and str(saved_run) in err and "Traceback" not in err, err
 
 
+def test_a_run_saved_before_overlap_existed_resumes_without_it_and_a_new_one_keeps_its_setting(saved_run):
+    state = json.loads((saved_run / "state.json").read_text())
+    assert state["hyper"]["overlap"] is True                    # the default
+    assert Learner.resume(saved_run).hp.overlap
+    del state["hyper"]["overlap"], state["update_rng"]
+    (saved_run / "state.json").write_text(json.dumps(state))
+    assert not Learner.resume(saved_run).hp.overlap
+
+
 def test_a_resumed_run_no_longer_needs_the_model_it_started_from(tmp_path, saved):
     init = tmp_path / "init.npz"
     saved[0].rename(init)
@@ -626,8 +634,8 @@ def draw_last_legal(learner):
     outputs and values stay the network's)."""
     policy = learner.policy
 
-    def one_hot(obs, masks, feats=None, anchor=None):
-        p, *rest = policy(obs, masks, feats)
+    def one_hot(obs, masks, moves=None, anchor=None, net=None):
+        p, *rest = policy(obs, masks, moves, None, net)
         q = np.zeros_like(p)
         q[np.arange(len(obs)), last_legal(masks)] = 1.0
         return (q, *rest)

@@ -33,9 +33,9 @@ How it learns (`method`):
   the policy's own move while still learning the teacher's, so the policy also learns to recover from the
   states its own mistakes lead to.
 
-Speed: with `overlap`, a second thread collects the next rollout (a copy of the network acting, one update older
-than the one learning) while the last is learned from, and prepares its minibatches; PPO's ratio to the stored
-log-probabilities of the policy that acted accounts for the lag, as in asynchronous PPO.
+Speed: with `overlap` (the default), a second thread collects the next rollout (a copy of the network acting, one
+update older than the one learning) while the last is learned from, and prepares its minibatches; PPO's ratio to
+the stored log-probabilities of the policy that acted accounts for the lag, as in asynchronous PPO.
 
 Reproducible: torch, numpy and the engine are seeded from `seed`; with the same seed and thread count the run
 and its weights are the same, with or without overlap (collecting and learning draw from their own generators;
@@ -84,9 +84,9 @@ class Hyper:
     method: str = "ppo"                            # "ppo" or "dmc"
     seed: int = 0
     threads: int = 1                               # torch threads (numba: at most as many)
-    overlap: bool = False                          # collect the next rollout in a second thread while learning
-                                                   # from the last (its policy one update older, which PPO's
-                                                   # ratio to the stored log-probabilities accounts for)
+    overlap: bool = True                           # collect the next rollout in a second thread (a second core)
+                                                   # while learning from the last (its policy one update older,
+                                                   # which PPO's ratio to the stored log-probabilities accounts for)
     device: str = "cpu"                            # where the network runs: "cpu" or "cuda" (the games: the CPU)
     num_games: int = 256                           # games stepped together
     rollout_steps: int = 64                        # steps of every game per update
@@ -208,11 +208,12 @@ OTHER_GAMES_DECISIONS = 10_000_000
 # The stage that made each shipped model from a first run's best.npz: PPO against the heuristic alone (every other
 # seat a heuristic player), with what helped that game: Cabo's move scorer, Quando's anchor on the heuristic and
 # its round points weighted more. (settings changed, decisions). `train.py --game G` alone runs it after the
-# recipe, in OUT/finish; Quando's shipped model had two more runs between the two (agents/models/README.md).
+# recipe, in OUT/finish; Quando's shipped model had two more runs between the two, Cabo's used the scorer (128, 64),
+# which from the same start won as (64, 32) does (agents/models/README.md).
 AGAINST_HEURISTIC = dict(bc_decisions=0, self_play_share=0.0, heuristic_share=1.0, lr=1e-4)
 FINISH = {
     "quando": ({**AGAINST_HEURISTIC, "anchor": 4.0, "points_coef": 0.06}, 9_000_000),
-    "cabo": ({**AGAINST_HEURISTIC, "move_hidden": (128, 64)}, 12_000_000),
+    "cabo": ({**AGAINST_HEURISTIC, "move_hidden": (64, 32)}, 12_000_000),
     "help": (AGAINST_HEURISTIC, 80_000_000),
 }
 
@@ -554,10 +555,13 @@ class Learner:
 
     @property
     def buf(self) -> dict:
+        """The arrays of the rollout collected last (once one being collected is done)."""
+        self.settle()
         return self.roll.buf
 
     @property
     def count(self) -> int:
+        self.settle()
         return self.roll.count
 
     def draw_owners(self, games: np.ndarray) -> None:
@@ -602,13 +606,13 @@ class Learner:
         rows = torch.arange(len(anchor), device=logits.device)
         return logits.index_put((rows, anchor), logits.new_tensor(self.hp.anchor), accumulate=True)
 
-    def policy(self, obs: np.ndarray, masks: np.ndarray, moves=None, anchor=None) -> tuple:
-        """The current policy on rows of observations and masks (anchor: the heuristic's moves of an anchored
-        run): (probs (B, num_actions), the distribution the learner acts by (ppo: the masked softmax; dmc:
-        epsilon-greedy on the action values), log-probabilities of the masked softmax, policy outputs, values
-        (B,))."""
+    def policy(self, obs: np.ndarray, masks: np.ndarray, moves=None, anchor=None, net=None) -> tuple:
+        """The current policy (or `net`'s: collection's copy) on rows of observations and masks (anchor: the
+        heuristic's moves of an anchored run): (probs (B, num_actions), the distribution the learner acts by (ppo:
+        the masked softmax; dmc: epsilon-greedy on the action values), log-probabilities of the masked softmax,
+        policy outputs, values (B,))."""
         with torch.no_grad():
-            logits, value = self.actor(sparse.sparse_rows(obs), as_tensors(moves, self.dev))
+            logits, value = (net or self.net)(sparse.sparse_rows(obs), as_tensors(moves, self.dev))
             logits = dense(self.anchored(logits, None if anchor is None else torch.from_numpy(anchor).to(self.dev)))
             legal = torch.from_numpy(np.ascontiguousarray(masks, bool)).to(self.dev)
             logp_all = masked_log_probs(logits, legal)
@@ -619,12 +623,12 @@ class Learner:
             probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
         return probs, logp_all, logits, value.numpy()
 
-    def decide(self, obs, masks, labels=None, moves=None, anchor=None):
+    def decide(self, obs, masks, labels=None, moves=None, anchor=None, net=None):
         """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
         masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
         as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
         actions' values."""
-        probs, logp_all, logits, value = self.policy(obs, masks, moves, anchor)
+        probs, logp_all, logits, value = self.policy(obs, masks, moves, anchor, net)
         rows = np.arange(len(obs))
         dagger = labels is not None and self.hp.bc_dagger > 0
         if labels is None or dagger:        # inverse CDF: an action of probability 0 (illegal) is never drawn
@@ -660,7 +664,7 @@ class Learner:
                 f = self.legal_features(mine, m)
                 anchor = self.anchor_moves(o, m)
                 acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if imitating else None, f,
-                                                      anchor)
+                                                      anchor, self.actor)
                 ids = start + np.arange(mine.size)
                 if anchor is not None:
                     b["anchor"][ids] = anchor
@@ -699,7 +703,7 @@ class Learner:
         if hp.round_credit:
             add += hp.round_credit * self.win_change(ended, won)
         held = self.last >= 0
-        self.buf["rew"][self.last[held]] += add[held]
+        self.roll.buf["rew"][self.last[held]] += add[held]
         if ended.size:
             mine = self.owner[ended] == LEARNER
             c = self.roll.tally
@@ -907,7 +911,7 @@ class Learner:
     @classmethod
     def _resume(cls, out: Path, heuristic) -> "Learner":
         state = json.loads((out / "state.json").read_text())
-        hp = Hyper(**state["hyper"])
+        hp = Hyper(**{"overlap": False, **state["hyper"]})     # runs saved before overlap went on as they were
         self = cls(dataclasses.replace(hp, init=""), heuristic)    # the run's model replaces init's weights
         self.hp = hp
         _, weights = load_model(out / "model.npz", game=hp.game, obs_dim=self.obs_dim)
