@@ -432,7 +432,8 @@ class Rollout:
         self.lacts = np.zeros(len(self.feats), np.int64)     # their actions
         self.fcount = 0
         self.segments, self.ready, self.imitating = [], np.zeros(0, bool), False
-        self.batches = None                 # its minibatches, once prepared (Learner.prepare)
+        self.batches = None                 # its minibatches, once prepared (Learner.prepare), and the ready
+        self.returns = self.values = np.zeros(0, np.float32)    # decisions' returns and values
         self.tally = {"episodes": 0, "learner_seats": 0, "learner_wins": 0}
 
     def store_moves(self, ids: np.ndarray, moves: tuple) -> None:
@@ -781,8 +782,9 @@ class Learner:
                 logs.setdefault(k, []).append(float(v.detach()))
         roll.batches = None
         logs = {k: float(np.mean(v)) for k, v in logs.items()}
-        ret, var = roll.returns, float(np.var(roll.returns)) if roll.returns.size else 0.0     # a rollout may
-        logs["loss/explained_variance"] = 1 - float(np.var(ret - roll.values)) / var if var > 0 else 0.0  # finish none
+        ret = roll.returns                  # of its ready decisions (a rollout may finish none)
+        var = float(np.var(ret)) if ret.size else 0.0
+        logs["loss/explained_variance"] = 1 - float(np.var(ret - roll.values)) / var if var > 0 else 0.0
         logs["rollout/mean_return"] = float(ret.mean()) if ret.size else 0.0
         return logs
 
