@@ -102,6 +102,22 @@ def test_with_overlap_the_next_rollout_is_collected_by_the_weights_from_before_t
             np.testing.assert_array_equal(x, y)
 
 
+def test_a_learner_that_overlapped_is_freed_once_dropped():
+    """Its collecting thread keeps no reference to it (a rollout buffer is hundreds of MB for Cabo's defaults)."""
+    import gc
+    import weakref
+
+    learner = small_learner("help")
+    assert learner.hp.overlap
+    for _ in range(2):
+        learner.iteration()
+    learner.settle()
+    gone = weakref.ref(learner)
+    del learner
+    gc.collect()
+    assert gone() is None
+
+
 # ---------------------------------------------------------------- per-seat rewards
 def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_earlier_one():
     """Two rollouts of Help! (4 seats, learner and heuristic owners mixed, episodes ending inside them) against a

@@ -409,6 +409,13 @@ def loss_function(method: str, imitating: bool):
     return LOSSES[method, bool(imitating)]
 
 
+def thread_counts(threads: int) -> None:
+    """torch's threads and numba's (at most as many), for the calling thread: both counts hold per thread. Set
+    before the first batch: one threaded kernel starts numba's OpenMP threads, which then compete with torch."""
+    torch.set_num_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
 class Diverged(ValueError):
     """An update made the weights NaN or infinite (they are restored to what they were before it)."""
 
@@ -483,9 +490,7 @@ class Learner:
         from . import game_agents, make_agent
 
         self.hp = hp
-        torch.set_num_threads(hp.threads)
-        # before the first batch: one threaded kernel starts numba's OpenMP threads, which then compete with torch
-        numba.set_num_threads(min(hp.threads, numba.config.NUMBA_NUM_THREADS))
+        thread_counts(hp.threads)
         torch.manual_seed(hp.seed)
         self.rng = np.random.default_rng(hp.seed)
         self.game = game_class(hp.game)(hp.num_games, seed=hp.seed, autoreset=False, num_players=hp.num_players,
@@ -524,7 +529,8 @@ class Learner:
         self.actor = copy.deepcopy(self.net) if hp.overlap else self.net
         self.update_rng = np.random.default_rng([hp.seed, 1])     # the minibatches' order: learning draws
                                                                     # nothing of what collecting draws
-        self.worker = ThreadPoolExecutor(1, initializer=self.thread_settings) if hp.overlap else None
+        self.worker = ThreadPoolExecutor(1, initializer=thread_counts, initargs=(hp.threads,)) if hp.overlap \
+            else None                       # (it holds no reference to the learner, which can then be freed)
         self.ahead = None                   # the rollout being collected (a Future), with overlap
         self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
                          "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
@@ -548,11 +554,6 @@ class Learner:
         """What a rollout is collected by, fixed when it starts: (imitating, the pool's opponents, their draw
         probabilities)."""
         return (self.imitating, *self.pool())
-
-    def thread_settings(self) -> None:
-        """torch's and numba's thread counts hold per thread: the collecting thread gets the run's."""
-        torch.set_num_threads(self.hp.threads)
-        numba.set_num_threads(min(self.hp.threads, numba.config.NUMBA_NUM_THREADS))
 
     @property
     def buf(self) -> dict:
