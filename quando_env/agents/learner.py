@@ -71,7 +71,8 @@ LEARNER = -1        # owner of a seat played by the learner (pool entries are 0,
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
 MAX_THREADS = 1024
 MAX_ROUND_CREDIT = 1e6          # round_credit's weight: a chance changes by at most 1
-MAX_ROLLOUT = 1 << 18           # decisions a rollout holds (its buffer: that many observations, 2 GB for Cabo)
+MAX_ROLLOUT = 1 << 18           # decisions a rollout holds (its buffer: that many observations, 2 GB for Cabo;
+                                # overlap keeps two)
 
 
 @dataclass
@@ -84,9 +85,10 @@ class Hyper:
     method: str = "ppo"                            # "ppo" or "dmc"
     seed: int = 0
     threads: int = 1                               # torch threads (numba: at most as many)
-    overlap: bool = True                           # collect the next rollout in a second thread (a second core)
-                                                   # while learning from the last (its policy one update older,
-                                                   # which PPO's ratio to the stored log-probabilities accounts for)
+    overlap: bool = True                           # collect the next rollout in a second thread (a second core,
+                                                   # a second rollout buffer) while learning from the last (its
+                                                   # policy one update older, which PPO's ratio to the stored
+                                                   # log-probabilities accounts for)
     device: str = "cpu"                            # where the network runs: "cpu" or "cuda" (the games: the CPU)
     num_games: int = 256                           # games stepped together
     rollout_steps: int = 64                        # steps of every game per update
