@@ -67,7 +67,7 @@ def sb3_like(hp, envs):
 
 
 # The learner's rows after its recipe's: (name, settings changed).
-LEARNER_ROWS = [("learner", {}), ("learner, 1 seat", dict(self_play_share=0.0)),
+LEARNER_ROWS = [("learner, 1 seat", dict(self_play_share=0.0)),
                 ("learner, no overlap", dict(overlap=False)),
                 ("learner, move scorer (64, 32)", dict(move_hidden=(64, 32))),
                 ("learner, move scorer (128, 64)", dict(move_hidden=(128, 64))),
@@ -95,7 +95,7 @@ def main():
         skip = (float("nan"),) * 2
         (own, own_cpu), hp = learner_rate(game, args.seconds, args.threads, args.device)
         learner_rows = [(f"learner (self-play share {hp.self_play_share:g})", (own, own_cpu))]
-        for name, extra in LEARNER_ROWS[1:]:
+        for name, extra in LEARNER_ROWS:
             rate = learner_rate(game, args.seconds, args.threads, args.device, **extra)[0] \
                 if featured or "move_hidden" not in extra else skip
             learner_rows.append((name, rate))
