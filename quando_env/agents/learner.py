@@ -58,7 +58,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from quando_env.checks import as_choice, as_int, need, shown, to_int
+from quando_env.checks import as_bool, as_choice, as_int, need, shown, to_int
 from quando_env.cli import argtypes
 from quando_env.registry import game_class, game_names
 
@@ -137,8 +137,7 @@ class Hyper:
         need(self.device == "cpu" or torch.cuda.is_available(), "device='cuda'",
              "'cpu' on this machine: torch sees no CUDA device")
         need(isinstance(self.init, str), f"init={shown(self.init)}", "the path of a learned model, or ''")
-        need(isinstance(self.overlap, (bool, np.bool_)), f"overlap={shown(self.overlap)}", "True or False")
-        self.overlap = bool(self.overlap)
+        self.overlap = as_bool(self.overlap, "overlap")
         for name, lo, hi in (("num_players", 1, None), ("num_games", 1, MAX_GAMES), ("rollout_steps", 1, None),
                              ("epochs", 1, None), ("minibatch", 1, None), ("pool_size", 1, None),
                              ("threads", 1, MAX_THREADS), ("eval_games", 1, MAX_MATCH_GAMES),
@@ -300,11 +299,13 @@ class Legal:
         """(B,) sums of x (L,) over each row's legal moves."""
         return x.new_zeros(self.num_rows).index_add(0, self.rows, x)
 
+    def row_max(self, x: torch.Tensor) -> torch.Tensor:
+        """(B,) maxima of x (L,) over each row's legal moves (no gradient)."""
+        return x.new_full((self.num_rows,), -torch.inf).scatter_reduce(0, self.rows, x.detach(), "amax")
+
     def log_probs(self) -> torch.Tensor:
         """(L,) log-softmax of each row's legal outputs."""
-        top = torch.full((self.num_rows,), -torch.inf, device=self.score.device).scatter_reduce(
-            0, self.rows, self.score.detach(), "amax")
-        shifted = self.score - top[self.rows]
+        shifted = self.score - self.row_max(self.score)[self.rows]
         return shifted - self.per_row(shifted.exp()).log()[self.rows]
 
 
@@ -341,8 +342,7 @@ def policy_terms(logits, masks, acts) -> tuple:
         logp_legal = logits.log_probs()
         logp = logp_legal[logits.index(acts)]
         entropy = -logits.per_row(logp_legal.exp() * logp_legal).mean()
-        top = torch.full_like(logp, -torch.inf).scatter_reduce(0, logits.rows, logp_legal.detach(), "amax")
-        return logp, entropy, logp.detach() >= top
+        return logp, entropy, logp.detach() >= logits.row_max(logp_legal)
     logp_all = masked_log_probs(logits, masks)
     logp = logp_all.gather(1, acts[:, None]).squeeze(1)
     entropy = -(masked_probs(logp_all, masks) * logp_all).sum(1).mean()
@@ -930,8 +930,6 @@ class Learner:
         self.opt.load_state_dict(sd)
         self.counters.update(state["counters"])
         self.imitating = state["imitating"]
-        for group in self.opt.param_groups:
-            group["lr"] = hp.bc_lr if self.imitating else hp.lr
         self.snapshots = [LearnedAgent(out / p, game=hp.game) for p in state["snapshots"]]
         self.rng.bit_generator.state = state["rng"]
         if "update_rng" in state:           # runs saved before it had its own
