@@ -9,9 +9,13 @@ unless the row says otherwise; the ratio is against SB3's DummyVecEnv over 256 `
 "numba on torch's OpenMP" is what the package did before it chose numba's threading layer (torch's libgomp,
 loaded first, keeps spinning idle threads); NUMBA_THREADING_LAYER=omp brings it back. "threaded on workqueue" runs
 the batch on workqueue's threads, as the package did before it kept batches under
-quando_env.threads.WORKQUEUE_MIN_GAMES serial there. VectorGame rows: random play (`step(sample_actions())`) of
-4,096 games on 1 and 2 numba threads, the ratio against 1 thread; the GOMP_SPINCOUNT row lets idle OpenMP threads
-spin about 0.2 ms before they sleep (the package's sleep at once).
+quando_env.threads.WORKQUEUE_MIN_GAMES serial there.
+
+VectorGame rows: random play (`step(sample_actions())`) of 4,096 games. One interpreter per row alternates rounds
+on 1 and 2 numba threads (--rounds pairs, a 1-thread round then a 2-thread one), so that both see the same machine;
+the rates are the medians of the rounds and the ratio the median of the pairs' ratios. "idle threads sleep" is the
+package's default (OMP_WAIT_POLICY=PASSIVE); the GOMP_SPINCOUNT row lets idle OpenMP threads spin about 0.2 ms
+before they sleep, and the ACTIVE row never lets them sleep: what the kernels give when no thread has to be woken.
 """
 import argparse
 import os
@@ -39,36 +43,48 @@ run(0.3)
 print(run({seconds}), quando_env.THREADING)
 """
 ENGINE_LOOP = """
-import time, numba
+import time, numba, numpy as np
 from quando_env.registry import game_class
-numba.set_num_threads({threads})
 g = game_class("{game}")(4096, seed=0, num_players=4)
-g.step(g.sample_actions())
-n, t = 0, time.perf_counter()
-while time.perf_counter() - t < {seconds}:
+def rate(threads, seconds):
+    numba.set_num_threads(threads)
     g.step(g.sample_actions())
-    n += 4096
-print(n / (time.perf_counter() - t), "")
+    n, t = 0, time.perf_counter()
+    while time.perf_counter() - t < seconds:
+        g.step(g.sample_actions())
+        n += 4096
+    return n / (time.perf_counter() - t)
+rate(1, 0.1), rate(2, 0.1)
+pairs = np.array([(rate(1, {seconds}), rate(2, {seconds})) for _ in range({rounds})])
+one, two = np.median(pairs, axis=0)
+print(one, two, np.median(pairs[:, 1] / pairs[:, 0]))
 """
 FIRST = "import torch, stable_baselines3"
 BATCHED = "quando_env.make_vec_env(256, num_players=4)"
 DUMMY = 'DummyVecEnv([lambda: gym.make("Quando-v0", num_players=4) for _ in range(256)])'
 
 
-def rate(code: str, **env) -> tuple[float, str]:
-    """(steps per second, the package's threading choice) of a snippet run in a fresh interpreter."""
+def run(code: str, **env) -> str:
+    """The last line a snippet printed, run in a fresh interpreter without the threading settings of this one."""
     clean = {k: v for k, v in os.environ.items()
              if k not in ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER", "GOMP_SPINCOUNT")}
     out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(out.stderr[-3000:])
-    value, _, layer = out.stdout.strip().rpartition("\n")[-1].partition(" ")
+    return out.stdout.strip().rpartition("\n")[-1]
+
+
+def rate(code: str, **env) -> tuple[float, str]:
+    """(steps per second, the package's threading choice) of an SB3 loop snippet."""
+    value, _, layer = run(code, **env).partition(" ")
     return float(value), layer
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
+    ap.add_argument("--seconds", type=float, default=3.0,
+                    help="time per SB3 row, and a tenth of it per VectorGame round (default 3)")
+    ap.add_argument("--rounds", type=int, default=9, help="1- and 2-thread round pairs per VectorGame row (default 9)")
     ap.add_argument("--games", nargs="+", default=["quando", "cabo", "help"])
     args = ap.parse_args()
     s = args.seconds
@@ -83,13 +99,18 @@ def main():
             ("make_vec_env(256), quando_env first", "", "", {})):
         r, layer = rate(SB3_LOOP.format(first=first, setup=setup, venv=BATCHED, seconds=s), **env)
         rows.append((name, r, layer, base))
+    round_s = s / 10
     for game in args.games:
-        one, _ = rate(ENGINE_LOOP.format(threads=1, game=game, seconds=s))
-        rows.append((f"{game}: VectorGame 4096 games, 1 thread", one, "", one))
-        for name, env in ((f"{game}: 2 threads", {}),
-                          (f"{game}: 2 threads, GOMP_SPINCOUNT=20000 exported", {"GOMP_SPINCOUNT": "20000"})):
-            rows.append((name, rate(ENGINE_LOOP.format(threads=2, game=game, seconds=s), **env)[0], "", one))
-    print(f"about {s:g} s a row, each in a fresh interpreter\n")
+        for what, env in (("idle threads sleep (default)", {}),
+                          ("GOMP_SPINCOUNT=20000 exported", {"GOMP_SPINCOUNT": "20000"}),
+                          ("OMP_WAIT_POLICY=ACTIVE exported", {"OMP_WAIT_POLICY": "ACTIVE"})):
+            one, two, ratio = map(float, run(ENGINE_LOOP.format(game=game, seconds=round_s, rounds=args.rounds),
+                                             **env).split())
+            if not env:
+                rows.append((f"{game}: VectorGame 4096 games, 1 thread", one, "", one))
+            rows.append((f"{game}: 2 threads, {what}", two, "", two / ratio))
+    print(f"SB3 rows about {s:g} s each; VectorGame rows {args.rounds} pairs of {round_s:g}-second rounds; "
+          "each row in a fresh interpreter\n")
     print(f"| {'what':66} | {'steps/s':>11} | {'ratio':>7} | {'package chose':13} |")
     print(f"|{'-' * 68}|{'-' * 12}:|{'-' * 8}:|{'-' * 15}|")
     for name, r, layer, against in rows:
