@@ -573,19 +573,23 @@ class Game:
         """sample_states' arguments, checked before any work: config one of this game's configs, obs a vector
         of obs_dim_of(config.num_players) finite numbers (its type and length checked before it is converted),
         num_samples 1..MAX_GAMES, seed None or 0..2**63-1. Returns (obs as float32, num_samples, seed)."""
-        need(isinstance(config, cls.config_class), f"config of type {type(config).__name__}",
-             f"a config of {cls.name} ({cls.config_class.__module__}.{cls.config_class.__name__})")
+        if not isinstance(config, cls.config_class):
+            need(False, f"config of type {type(config).__name__}",
+                 f"a config of {cls.name} ({cls.config_class.__module__}.{cls.config_class.__name__})")
         size = cls.obs_dim_of(config.num_players)
-        allowed = f"a vector of {size} finite numbers (an observation of a {config.num_players}-player {cls.name})"
+
+        def refused(what: str) -> ValueError:     # the message, built only when refusing
+            return ValueError(f"the observation {what}: a vector of {size} finite numbers (an observation of a "
+                              f"{config.num_players}-player {cls.name})")
         if not isinstance(obs, np.ndarray):
             if not (isinstance(obs, (list, tuple)) and len(obs) == size):     # refused before it is converted
                 what = f" of length {len(obs)}" if isinstance(obs, (list, tuple)) else ""
-                raise ValueError(f"the observation is a {type(obs).__name__}{what}: {allowed}")
+                raise refused(f"is a {type(obs).__name__}{what}")
             obs = np.array(obs)
         if obs.shape != (size,):
-            raise ValueError(f"the observation has shape {obs.shape}: {allowed}")
+            raise refused(f"has shape {obs.shape}")
         if obs.dtype.kind not in "fiu" or not np.isfinite(obs).all():
-            raise ValueError(f"the observation of dtype {obs.dtype} holds other than finite numbers: {allowed}")
+            raise refused(f"of dtype {obs.dtype} holds other than finite numbers")
         k = as_int(num_samples, "num_samples", 1, MAX_GAMES)
         return obs.astype(np.float32), k, None if seed is None else as_seed(seed)
 
@@ -763,7 +767,8 @@ class Game:
             p = np.full(b, -1, np.int64)
         else:
             p = as_ints(players, "players", 0, self.num_players - 1)
-            need(p.size in (1, b), f"{p.size} players", f"one seat, or one per game ({b})")
+            if p.size not in (1, b):
+                need(False, f"{p.size} players", f"one seat, or one per game ({b})")
             p = np.broadcast_to(p, (b,)).copy()
         out = np.empty((b, self.obs_dim), np.float32)
         self._kernels(b).observe(states, p, self.cfg, out)

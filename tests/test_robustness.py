@@ -87,6 +87,31 @@ def test_slot_lists_are_checked_in_linear_time(name, monkeypatch):
     assert shown == []
 
 
+def test_accepted_resets_and_agent_actions_build_no_message(monkeypatch):
+    """The Gymnasium vector env's reset and a checked agent's actions build their refusals' messages only when
+    refusing (before, every reset showed its options)."""
+    from quando_env.adapters import gym_vector_env
+    from quando_env.adapters.gym_vector_env import GameVectorEnv
+    from quando_env.agents import base
+    shown = []
+    monkeypatch.setattr(gym_vector_env, "shown", lambda x: shown.append(1) or "x")
+    venv = GameVectorEnv(4)
+    venv.reset(seed=0)
+    venv.reset(options={"reset_mask": np.ones(4, bool)})
+    assert shown == []
+    from quando_env.agents.random_agent import RandomAgent
+
+    class Name(str):
+        def __format__(self, spec):
+            shown.append(1)
+            return "x"
+    agent = base.WrappedAgent(RandomAgent())
+    agent.name = Name("x")
+    game = game_class("quando")(8, seed=0)
+    assert agent.act_batch(game.observe(), game.legal_action_mask).shape == (8,)
+    assert shown == []
+
+
 def tiny_model(tmp_path):
     header = {"format": "quando_env-learned/1", "game": "help", "options": {"num_players": 4}, "obs_dim": 8,
               "num_actions": 3, "hidden": [4], "head": "policy", "info": {}}

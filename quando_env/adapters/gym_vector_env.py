@@ -51,7 +51,8 @@ class GameVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options: dict | None = None):
         """seed: None (each env goes on with its own streams), an int (env i gets seed + i) or one per env
         (None entries go on). options["reset_mask"]: reset only these envs."""
-        need(options is None or isinstance(options, dict), f"options={shown(options)}", "None or a dict")
+        if not (options is None or isinstance(options, dict)):
+            need(False, f"options={shown(options)}", "None or a dict")
         mask = (options or {}).get("reset_mask")
         if mask is None:
             mask = np.ones(self.num_envs, bool)

@@ -90,16 +90,17 @@ class WrappedAgent(Agent):
         batched = callable(getattr(self.inner, "act_batch", None))
         actions = np.asarray(self.inner.act_batch(obs, masks) if batched else
                              [self.inner.act(o, m) for o, m in zip(obs, masks)])
-        what = f"agent {self.name}: " + (f"act_batch(obs, masks) on {len(masks)} decisions" if batched else
-                                         "act(obs, mask)")
+        def what():     # built only when refusing
+            return f"agent {self.name}: " + (f"act_batch(obs, masks) on {len(masks)} decisions" if batched else
+                                             "act(obs, mask)")
         if actions.shape != (len(masks),) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"{what} must give " + (f"{len(masks)} integer actions, got shape {actions.shape} "
+            raise ValueError(f"{what()} must give " + (f"{len(masks)} integer actions, got shape {actions.shape} "
                              f"dtype {actions.dtype}" if batched else f"an integer action, got {actions.dtype}"))
         bad = np.flatnonzero((actions < 0) | (actions >= masks.shape[1]))
         bad = bad if bad.size else np.flatnonzero(~masks[np.arange(len(masks)), actions])
         if bad.size:
             row = int(bad[0])
-            raise ValueError(f"{what} gave action {int(actions[row])}" + (f" in row {row}" if batched else "") +
+            raise ValueError(f"{what()} gave action {int(actions[row])}" + (f" in row {row}" if batched else "") +
                              f", which is not legal there; legal: {np.flatnonzero(masks[row]).tolist()}")
         return actions.astype(np.int64)
 
