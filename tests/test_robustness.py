@@ -93,13 +93,13 @@ def test_accepted_resets_and_agent_actions_build_no_message(monkeypatch):
     from quando_env.adapters import gym_vector_env
     from quando_env.adapters.gym_vector_env import GameVectorEnv
     from quando_env.agents import base
+    from quando_env.agents.random_agent import RandomAgent
     shown = []
     monkeypatch.setattr(gym_vector_env, "shown", lambda x: shown.append(1) or "x")
     venv = GameVectorEnv(4)
     venv.reset(seed=0)
     venv.reset(options={"reset_mask": np.ones(4, bool)})
     assert shown == []
-    from quando_env.agents.random_agent import RandomAgent
 
     class Name(str):
         def __format__(self, spec):
