@@ -238,6 +238,23 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
     assert np.array_equal(seen[0], expected[mine])
 
 
+def test_the_seats_view_between_iterations_waits_for_the_rollout_being_collected():
+    """With overlap the next rollout is collected while iteration() returns; seat_view from the caller's thread
+    waits for it (before, it read games the collecting thread was stepping: masks changed under the caller)."""
+    learner = small_learner("cabo")
+    learner.iteration()
+    collecting, waited = learner.ahead, []
+
+    class Watched:
+        def result(self):
+            waited.append(1)
+            return collecting.result()
+    learner.ahead = Watched()
+    o, m = learner.seat_view()
+    assert waited == [1] and collecting.done()
+    np.testing.assert_array_equal(learner.agent().act(o, m), learner.agent().act(o, m.copy()))
+
+
 # ---------------------------------------------------------------- model files
 @pytest.mark.parametrize("game", GAMES)
 def test_a_saved_model_loads_and_plays_legal_moves_in_play_match(tmp_path, game):

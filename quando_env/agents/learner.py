@@ -47,6 +47,7 @@ import dataclasses
 import json
 import math
 import sys
+import threading
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -533,6 +534,7 @@ class Learner:
                                                                     # nothing of what collecting draws
         self.worker = ThreadPoolExecutor(1, initializer=thread_counts, initargs=(hp.threads,)) if hp.overlap \
             else None                       # (it holds no reference to the learner, which can then be freed)
+        self.collector = self.worker.submit(threading.get_ident).result() if hp.overlap else None   # its thread
         self.ahead = None                   # the rollout being collected (a Future), with overlap
         self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
                          "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
@@ -583,7 +585,9 @@ class Learner:
     # ------------------------------------------------------------------ acting
     def seat_view(self) -> tuple[np.ndarray, np.ndarray]:
         """What the deciders are given in every game: the observation of the player to move and its legal mask
-        (nothing else of the game reaches a policy; the move features, read per decider, are from its view)."""
+        (nothing else of the game reaches a policy; the move features, read per decider, are from its view).
+        Called between iterations, it first waits for the rollout being collected, whose thread steps the games."""
+        self.settle()
         return self.game.observe(), self.game.legal_action_mask
 
     def move_header(self) -> dict | None:
@@ -843,8 +847,9 @@ class Learner:
         return logs
 
     def settle(self) -> None:
-        """Wait for a rollout being collected (overlap): the run's state is then whole (to save it)."""
-        if self.ahead is not None:
+        """Wait for a rollout being collected (overlap): the run's state, its games included, is then whole (to
+        save it, or to read the games from another thread). Nothing to wait for in the collecting thread itself."""
+        if self.ahead is not None and threading.get_ident() != self.collector:
             self.ahead.result()
 
     # ------------------------------------------------------------------ the model
