@@ -238,10 +238,14 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
     assert np.array_equal(seen[0], expected[mine])
 
 
-def test_the_seats_view_between_iterations_waits_for_the_rollout_being_collected():
-    """With overlap the next rollout is collected while iteration() returns; seat_view from the caller's thread
-    waits for it (before, it read games the collecting thread was stepping: masks changed under the caller)."""
-    learner = small_learner("cabo")
+@pytest.mark.parametrize("read", ["seat_view", "legal_features", "anchor_moves"])
+def test_reading_the_games_between_iterations_waits_for_the_rollout_being_collected(read):
+    """With overlap the next rollout is collected while iteration() returns; the learner's views of its games (and
+    of the heuristic that collecting plays) wait for it when called from the caller's thread (before, seat_view
+    read games that thread was stepping: the masks changed under the caller)."""
+    learner = small_learner("cabo", move_hidden=(8, 4), anchor=1.0)
+    o, m = learner.seat_view()
+    o, m = o.copy(), m.copy()                   # a whole view, taken before collecting starts
     learner.iteration()
     collecting, waited = learner.ahead, []
 
@@ -250,9 +254,9 @@ def test_the_seats_view_between_iterations_waits_for_the_rollout_being_collected
             waited.append(1)
             return collecting.result()
     learner.ahead = Watched()
-    o, m = learner.seat_view()
+    args = {"seat_view": (), "legal_features": (np.arange(16), m), "anchor_moves": (o, m)}[read]
+    getattr(learner, read)(*args)
     assert waited == [1] and collecting.done()
-    np.testing.assert_array_equal(learner.agent().act(o, m), learner.agent().act(o, m.copy()))
 
 
 # ---------------------------------------------------------------- model files

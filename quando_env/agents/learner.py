@@ -595,15 +595,20 @@ class Learner:
 
     def legal_features(self, games: np.ndarray, masks: np.ndarray) -> tuple | None:
         """The legal moves of the player to move in the listed games (None without a move scorer): (rows
-        0..len(games)-1, actions, (L, F) features), row by row in action order."""
+        0..len(games)-1, actions, (L, F) features), row by row in action order. (Waits as seat_view does.)"""
         if not self.hp.move_hidden:
             return None
+        self.settle()
         rows, acts = np.nonzero(masks)
         return rows, acts, self.game.action_features(games=games)[rows, acts]
 
     def anchor_moves(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
-        """The heuristic's moves that an anchored run adds `anchor` to (None without an anchor)."""
-        return self.heuristic.act(obs, masks) if self.hp.anchor else None
+        """The heuristic's moves that an anchored run adds `anchor` to (None without an anchor). (Waits as seat_view
+        does: the collecting thread plays the same heuristic agent.)"""
+        if not self.hp.anchor:
+            return None
+        self.settle()
+        return self.heuristic.act(obs, masks)
 
     def anchored(self, logits, anchor):
         """The policy's outputs: the network's, plus `anchor` on the heuristic's move (as agents.learned plays)."""
