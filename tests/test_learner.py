@@ -238,14 +238,15 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
     assert np.array_equal(seen[0], expected[mine])
 
 
-@pytest.mark.parametrize("read", ["seat_view", "legal_features", "anchor_moves"])
+@pytest.mark.parametrize("read", ["seat_view", "legal_features", "anchor_moves", "decide"])
 def test_reading_the_games_between_iterations_waits_for_the_rollout_being_collected(read):
     """With overlap the next rollout is collected while iteration() returns; the learner's views of its games (and
-    of the heuristic that collecting plays) wait for it when called from the caller's thread (before, seat_view
-    read games that thread was stepping: the masks changed under the caller)."""
+    of the heuristic and the random generator that collecting uses) wait for it when called from the caller's
+    thread (before, seat_view read games that thread was stepping: the masks changed under the caller)."""
     learner = small_learner("cabo", move_hidden=(8, 4), anchor=1.0)
     o, m = learner.seat_view()
     o, m = o.copy(), m.copy()                   # a whole view, taken before collecting starts
+    moves = learner.legal_features(np.arange(16), m)
     learner.iteration()
     collecting, waited = learner.ahead, []
 
@@ -254,7 +255,8 @@ def test_reading_the_games_between_iterations_waits_for_the_rollout_being_collec
             waited.append(1)
             return collecting.result()
     learner.ahead = Watched()
-    args = {"seat_view": (), "legal_features": (np.arange(16), m), "anchor_moves": (o, m)}[read]
+    args = {"seat_view": (), "legal_features": (np.arange(16), m), "anchor_moves": (o, m),
+            "decide": (o, m, None, moves)}[read]
     getattr(learner, read)(*args)
     assert waited == [1] and collecting.done()
 

@@ -640,7 +640,8 @@ class Learner:
         """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
         masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
         as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
-        actions' values."""
+        actions' values. (Waits as seat_view does: the draws come from the collecting thread's generator.)"""
+        self.settle()
         probs, logp_all, logits, value = self.policy(obs, masks, moves, anchor, net)
         rows = np.arange(len(obs))
         dagger = labels is not None and self.hp.bc_dagger > 0
