@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.cabo import GreedyAgent, HeuristicAgent
-from agents.evaluation import play_match
+from quando_env.agents import make_agent
+from quando_env.agents.cabo import GreedyAgent, HeuristicAgent
+from quando_env.agents.evaluation import play_match
 from quando_env.cabo_v0 import VectorGame
 
 

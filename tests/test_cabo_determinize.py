@@ -5,9 +5,9 @@ search kit chooses legal actions. Rule ids refer to quando_env/cabo/RULES.md."""
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.cabo import GreedyAgent, HeuristicAgent, search_kit
-from agents.rollout import RolloutAgent
+from quando_env.agents import make_agent
+from quando_env.agents.cabo import GreedyAgent, HeuristicAgent, search_kit
+from quando_env.agents.rollout import RolloutAgent
 from quando_env.cabo import VectorGame
 from quando_env.cabo import engine as E
 from quando_env.cabo.cards import JACK, KNOCK, NO_KNOCK, NUM_CARDS, PASS, QUEEN, rank

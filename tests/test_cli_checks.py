@@ -8,8 +8,8 @@ import types
 
 import pytest
 
-from agents import evaluate_cli, evaluation
-from agents import training
+from quando_env.agents import evaluate_cli, evaluation
+from quando_env.agents import training
 from quando_env import cli
 
 
@@ -235,8 +235,8 @@ def test_ctrl_c_during_training_saves_the_latest_model_and_its_history(tmp_path,
 
 # ---------------------------------------------------------------- untrusted files
 def test_help_and_docstrings_say_that_model_files_run_code(capsys):
-    from agents import PPOAgent, make_agent
-    from agents.rllib_agent import RLlibAgent
+    from quando_env.agents import PPOAgent, make_agent
+    from quando_env.agents.rllib_agent import RLlibAgent
 
     with pytest.raises(SystemExit):
         cli.parse_args(["play", "--help"])

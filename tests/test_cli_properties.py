@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import check_agent, evaluate_cli, training
+from quando_env.agents import check_agent, evaluate_cli, training
 from quando_env import cli
 from quando_env.checks import SEED_MAX
 from quando_env.core import make_config
@@ -173,7 +173,7 @@ def test_demo_and_play_command_lines_parse_into_valid_runs_or_exit_2_naming_the_
 
 
 def test_learner_command_lines_parse_into_valid_runs_or_exit_2_naming_the_option(out_paths, tmp_path, monkeypatch):
-    from agents import learner
+    from quando_env.agents import learner
 
     monkeypatch.chdir(tmp_path)      # the default --out (runs/learned_GAME) holds no saved run here
 

@@ -3,11 +3,11 @@ search's candidate values true to its choice, and a network trained on them that
 import numpy as np
 import pytest
 
-from agents import Agent, RandomAgent, RolloutAgent, make_agent
-from agents.distill import LabelSettings, label, main, read_shard, shard_path, train
-from agents.evaluation import play_match
-from agents.learned import LearnedAgent, load_model
-from agents.rollout import SearchKit
+from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
+from quando_env.agents.distill import LabelSettings, label, main, read_shard, shard_path, train
+from quando_env.agents.evaluation import play_match
+from quando_env.agents.learned import LearnedAgent, load_model
+from quando_env.agents.rollout import SearchKit
 from quando_env import rng
 from quando_env.registry import GAMES, game_class
 
@@ -244,8 +244,8 @@ def test_ray_makes_the_same_shards(ray_local, tmp_path):
 def test_shards_spread_over_a_two_node_cluster_are_the_single_process_ones(ray_two_nodes, tmp_path):
     import ray
 
-    from agents.distill import label_shard
-    from agents.ray_tasks import RayRunner
+    from quando_env.agents.distill import label_shard
+    from quando_env.agents.ray_tasks import RayRunner
 
     def on_node(index):
         out = label_shard(settings, index)

@@ -4,9 +4,9 @@ heuristic in Help!)."""
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.evaluation import places, play_match
-from agents.league import play_league
+from quando_env.agents import make_agent
+from quando_env.agents.evaluation import places, play_match
+from quando_env.agents.league import play_league
 from quando_env.registry import game_class, game_names
 
 

@@ -14,8 +14,8 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import quando_env
 import tiny_game
-from agents.evaluation import play_match
-from agents.random_agent import RandomAgent
+from quando_env.agents.evaluation import play_match
+from quando_env.agents.random_agent import RandomAgent
 from quando_env import record as rec
 from quando_env import registry
 from quando_env.adapters.gym_env import GameEnv

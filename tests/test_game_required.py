@@ -1,13 +1,13 @@
 """No game is the default of generic code: each generic entry point of the agents refuses a call that names none."""
 import pytest
 
-from agents import PPOAgent, RandomAgent, check_agent, make_agent, model_path
-from agents.distill import LabelSettings
-from agents.evaluation import MatchResult, play_match
-from agents.learned import LearnedAgent
-from agents.learner import Hyper
-from agents.league import league_result, play_league
-from agents.training import heuristic_games, opponent_pool, warm_start
+from quando_env.agents import PPOAgent, RandomAgent, check_agent, make_agent, model_path
+from quando_env.agents.distill import LabelSettings
+from quando_env.agents.evaluation import MatchResult, play_match
+from quando_env.agents.learned import LearnedAgent
+from quando_env.agents.learner import Hyper
+from quando_env.agents.league import league_result, play_league
+from quando_env.agents.training import heuristic_games, opponent_pool, warm_start
 from quando_env.registry import game_names
 
 CALLS = {

@@ -5,10 +5,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.evaluation import play_match
-from agents.help import AGENTS, GreedyAgent, HeuristicAgent, players_from_obs_dim, search_kit
-from agents.rollout import RolloutAgent
+from quando_env.agents import make_agent
+from quando_env.agents.evaluation import play_match
+from quando_env.agents.help import AGENTS, GreedyAgent, HeuristicAgent, players_from_obs_dim, search_kit
+from quando_env.agents.rollout import RolloutAgent
 from quando_env.help import VectorGame
 from quando_env.help.cards import CODES, FULL_DECK, NO, give_action, play_action, switch_action, wild_action
 from quando_env.help.observation import obs_dim

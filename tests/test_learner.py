@@ -1,4 +1,4 @@
-"""agents.learner and agents.learned: learning happens, runs repeat, decisions earn the right rewards, the policy
+"""quando_env.agents.learner and learned: learning happens, runs repeat, decisions earn the right rewards, the policy
 sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
 malformed files are refused."""
 import json
@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.base import Agent
-from agents.evaluation import play_match
-from agents.learned import FORMAT, LearnedAgent, default_model, load_model, save_model
-from agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main, parse_args
-from agents.random_agent import RandomAgent
+from quando_env.agents import make_agent
+from quando_env.agents.base import Agent
+from quando_env.agents.evaluation import play_match
+from quando_env.agents.learned import FORMAT, LearnedAgent, default_model, load_model, save_model
+from quando_env.agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main, parse_args
+from quando_env.agents.random_agent import RandomAgent
 from quando_env import registry
 from quando_env.registry import game_class
 
@@ -437,7 +437,7 @@ def test_the_finishing_stage_starts_from_the_runs_best_model_and_a_resumed_run_g
                                                                                               capsys):
     """The finishing stage runs in OUT/finish from OUT/best.npz with FINISH's settings over the run's, for FINISH's
     decisions; a run stopped before its finishing stage began goes on to it when resumed."""
-    from agents import learner as learner_module
+    from quando_env.agents import learner as learner_module
 
     settings = learner_module.FINISH["help"][0]
     monkeypatch.setitem(learner_module.FINISH, "help", (settings, 400))
@@ -704,8 +704,8 @@ def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradi
     (real observations, plus an all-zero row and a batch of zeros)."""
     import torch
 
-    from agents import sparse
-    from agents.learner import Net
+    from quando_env.agents import sparse
+    from quando_env.agents.learner import Net
 
     learner = small_learner(game)
     obs = np.concatenate([learner.seat_view()[0], np.zeros((1, learner.obs_dim), np.float32)])
@@ -724,7 +724,7 @@ def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradi
 def test_a_minibatch_taken_from_a_rollouts_nonzeros_is_the_minibatchs_own_nonzeros():
     """agents.sparse.SparseRows.take (the update finds a rollout's nonzeros once): the same arrays as finding
     the rows' nonzeros again, for rows in any order, repeated, empty, and an all-zero row."""
-    from agents import sparse
+    from quando_env.agents import sparse
 
     rng = np.random.default_rng(0)
     x = ((rng.random((60, 40)) < 0.1) * rng.random((60, 40))).astype(np.float32)
@@ -745,7 +745,7 @@ def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones
     move, anchor and PPO loss equal those computed on the (B, num_actions) outputs it stands for, gradients too."""
     import torch
 
-    from agents.learner import Legal, dense, legal_moves, ppo_loss
+    from quando_env.agents.learner import Legal, dense, legal_moves, ppo_loss
 
     learner = small_learner(game, move_hidden=(16, 8), anchor=2.0)
     for p in learner.net.parameters():
@@ -780,7 +780,7 @@ def test_acting_on_the_nonzeros_follows_the_weights_as_they_change():
     changes in place (an optimizer step, a restored state)."""
     import torch
 
-    from agents import sparse
+    from quando_env.agents import sparse
 
     layer = torch.nn.Linear(40, 5)
     x = ((np.random.default_rng(1).random((6, 40)) < 0.2) * 1.0).astype(np.float32)
@@ -837,7 +837,7 @@ def test_init_starts_from_a_saved_model_of_the_same_shape_and_refuses_another(sa
 
 def test_a_rollout_teacher_labels_the_warm_start():
     """teacher="rollout": the warm start learns the rollout search's moves (expert iteration)."""
-    from agents.rollout import RolloutAgent
+    from quando_env.agents.rollout import RolloutAgent
 
     learner = small_learner("cabo", bc_decisions=10_000, teacher="rollout", teacher_samples=2)
     assert isinstance(learner.teacher, RolloutAgent) and learner.teacher.samples == 2
@@ -855,16 +855,16 @@ def shipped(saved, tmp_path, monkeypatch):
     """The saved 4-player Help! model as the shipped one (quando_env/agents/models/learned_help_4p.npz)."""
     import shutil
 
-    import agents.learned
+    from quando_env.agents import learned
 
-    monkeypatch.setattr(agents.learned, "MODELS", tmp_path / "models")
+    monkeypatch.setattr(learned, "MODELS", tmp_path / "models")
     (tmp_path / "models").mkdir()
     shutil.copy(saved[0], tmp_path / "models" / "learned_help_4p.npz")
     return saved[0]
 
 
 def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(shipped, capsys):
-    from agents import check_agent, evaluate_cli
+    from quando_env.agents import check_agent, evaluate_cli
     from quando_env import cli
 
     check_agent("learned", "help", num_players=4)

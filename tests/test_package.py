@@ -1,6 +1,6 @@
-"""The package as users get it: the agents under quando_env's own name (and the repository's `agents` as the same
-modules), one front door `python -m quando_env train|evaluate`, a missing extra named with its pip command,
-PettingZoo's and Gymnasium's registries, and the wheel's contents."""
+"""The package as users get it: the agents under quando_env's own name alone (one module, one name), one front
+door `python -m quando_env train|evaluate`, a missing extra named with its pip command, PettingZoo's and
+Gymnasium's registries, and the wheel's contents."""
 import functools
 import json
 import os
@@ -25,24 +25,31 @@ def python(code: str, cwd=ROOT, env=None) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
 
-def test_the_repository_agents_are_the_package_modules():
-    """`import agents.X` gives the objects of quando_env.agents.X: one class, one module state."""
-    import agents
-    import agents.learned
-    import agents.quando.heuristic
-    from agents import make_agent
+def test_one_module_has_one_name():
+    """quando_env.agents' modules answer to their own name alone: reload reruns them, importlib.resources lists
+    their files, find_spec finds them by that name; the old short name `agents` says where they are now."""
+    import importlib
+    import importlib.resources
+    import importlib.util
 
-    import quando_env.agents
-    from quando_env.agents.quando.heuristic import HeuristicAgent
+    import quando_env.agents.learner as learner
 
-    assert agents is quando_env.agents and agents.learned is sys.modules["quando_env.agents.learned"]
-    assert isinstance(make_agent("heuristic", game="quando"), HeuristicAgent)
-    assert agents.quando.heuristic.HeuristicAgent is HeuristicAgent
+    with pytest.raises(ImportError, match=r"`agents` is now `quando_env\.agents`"):
+        import agents.learner  # noqa: F401
+    assert learner.__spec__.name == "quando_env.agents.learner"
+    assert importlib.util.find_spec("quando_env.agents.learner").name == "quando_env.agents.learner"
+    assert importlib.reload(learner) is learner and learner.__spec__.name == "quando_env.agents.learner"
+    assert "heuristic.py" in {f.name for f in importlib.resources.files("quando_env.agents.cabo").iterdir()}
+    assert not [name for name, module in sys.modules.items() if name.split(".")[0] in ("quando_env", "agents")
+                and getattr(module, "__spec__", None) is not None and module.__spec__.name != name]
 
 
-def test_python_m_agents_runs_the_package_module():
+def test_python_m_agents_says_the_new_name():
     r = subprocess.run([sys.executable, "-m", "agents.distill", "--help"], capture_output=True, text=True,
                        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode != 0 and "python -m quando_env.agents.X" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "quando_env.agents.distill", "--help"], capture_output=True,
+                       text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0 and r.stdout.startswith("usage: python -m quando_env.agents.distill"), r.stderr
 
 

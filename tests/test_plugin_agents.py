@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import quando_env
-from agents import make_agent
-from agents.evaluate_cli import main
-from agents.evaluation import play_match
-from agents.plots import ratings_figures, summary_figures
-from agents.quando import HeuristicAgent as QuandoHeuristic
+from quando_env.agents import make_agent
+from quando_env.agents.evaluate_cli import main
+from quando_env.agents.evaluation import play_match
+from quando_env.agents.plots import ratings_figures, summary_figures
+from quando_env.agents.quando import HeuristicAgent as QuandoHeuristic
 from quando_env.registry import game_class, game_names, gym_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +143,7 @@ def test_a_plugin_that_answers_wrong_is_named_with_what_it_gave(tmp_path, capsys
 def test_an_agent_of_another_game_is_refused_naming_both_games(in_root, capsys):
     line = refused(capsys, "--game", "help", "--agents", f"{EXAMPLE}:KnockEarly", "random", "random")
     assert "plays quando, not help" in line
-    line = refused(capsys, "--game", "cabo", "--league", "agents.quando.heuristic:HeuristicAgent", "random")
+    line = refused(capsys, "--game", "cabo", "--league", "quando_env.agents.quando.heuristic:HeuristicAgent", "random")
     assert "plays quando, not cabo" in line
     with pytest.raises(ValueError, match="agent 'mine' plays quando, not cabo"):
         play_match([QuandoHeuristic(), make_agent("random", game="cabo")], 2, names=["mine", "random"], game="cabo",

@@ -4,12 +4,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import Agent, PPOAgent, RandomAgent, RolloutAgent, check_agent, make_agent
-from agents.quando import GreedyAgent, HeuristicAgent, search_kit
-from agents.evaluation import play_match
-from agents.quando.features import starts_vector
-from agents.quando.heuristic import p_lowest_alone, DEFAULTS
-from agents.quando.playout import playout_kernel
+from quando_env.agents import Agent, PPOAgent, RandomAgent, RolloutAgent, check_agent, make_agent
+from quando_env.agents.quando import GreedyAgent, HeuristicAgent, search_kit
+from quando_env.agents.evaluation import play_match
+from quando_env.agents.quando.features import starts_vector
+from quando_env.agents.quando.heuristic import p_lowest_alone, DEFAULTS
+from quando_env.agents.quando.playout import playout_kernel
 from quando_env import VectorGame
 from quando_env.quando.cards import KNOCK, NUM_ACTIONS, TAKE_DOWN, TAKE_UP
 from quando_env.quando.observation import offsets
@@ -213,7 +213,7 @@ def test_shipped_ppo_model_loads_and_beats_random_players():
 
 
 def test_ppo_hint_is_the_heuristic_action():
-    from agents.ppo import with_hint
+    from quando_env.agents.ppo import with_hint
 
     obs, masks = positions(games=4, steps=30, seed=9)
     x = with_hint(obs, masks, HeuristicAgent())
@@ -250,7 +250,7 @@ def test_make_agent_names():
 def test_knock_mix_takes_the_knock_from_one_player_and_the_rest_from_the_other():
     """benchmarks/quando_knock.py's ablation: where knocking is legal the `knocks` player alone decides whether
     to knock; every other move is the card player's (or its best non-knock move). Both mixes play legal moves."""
-    from agents.plugins import load
+    from quando_env.agents.plugins import load
     knock_mix = load(f"{Path(__file__).parent.parent / 'benchmarks' / 'quando_knock.py'}:KnockMix")
     learned, heuristic = make_agent("learned", game="quando", num_players=4), HeuristicAgent(num_players=4)
     game = VectorGame(64, seed=3, num_players=4)

@@ -12,8 +12,8 @@ from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 import quando_env
-from agents import make_agent
-from agents.rllib_agent import RLlibAgent
+from quando_env.agents import make_agent
+from quando_env.agents.rllib_agent import RLlibAgent
 from quando_env.integrations import rllib
 
 GAMES = quando_env.game_names()
@@ -227,7 +227,7 @@ def test_selfplay_example_trains_checkpoints_and_evaluates(ray_local, tmp_path, 
 def test_checkpoint_loaders_say_to_load_only_files_you_trust():
     """An RLlib checkpoint (rllib:PATH) and an SB3 zip (ppo:PATH) are unpickled when loaded, which runs any code
     they hold: every place that loads one says so."""
-    from agents.ppo import PPOAgent
+    from quando_env.agents.ppo import PPOAgent
 
     for loader in (rllib.load_policy, RLlibAgent, PPOAgent):
         doc = " ".join(loader.__doc__.split())

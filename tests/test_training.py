@@ -1,5 +1,5 @@
-"""python -m agents.training (SB3): heuristic game data for the warm start, the opponent pool, and a tiny end-to-end
-run."""
+"""python -m quando_env.agents.training (SB3): heuristic game data for the warm start, the opponent pool, and a
+tiny end-to-end run."""
 import json
 import subprocess
 import sys
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import PPOAgent
-from agents.quando import HeuristicAgent
-from agents.training import heuristic_games, opponent_pool
+from quando_env.agents import PPOAgent
+from quando_env.agents.quando import HeuristicAgent
+from quando_env.agents.training import heuristic_games, opponent_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,9 +35,9 @@ def test_opponent_pool_mixes_heuristic_and_snapshots():
 
 def test_train_end_to_end(tmp_path):
     out = tmp_path / "run"
-    r = subprocess.run([sys.executable, "-m", "agents.training", "--timesteps", "2048", "--envs", "8", "--bc-games",
-                        "4", "--eval-every", "1024", "--eval-games", "8", "--checkpoint-every", "1024", "--out",
-                        str(out), "--save-to", str(tmp_path / "model.zip"), "--no-progress"],
+    r = subprocess.run([sys.executable, "-m", "quando_env.agents.training", "--timesteps", "2048", "--envs", "8",
+                        "--bc-games", "4", "--eval-every", "1024", "--eval-games", "8", "--checkpoint-every", "1024",
+                        "--out", str(out), "--save-to", str(tmp_path / "model.zip"), "--no-progress"],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "[eval]" in r.stdout and "win rate vs 3 heuristic" in r.stdout
@@ -46,9 +46,10 @@ def test_train_end_to_end(tmp_path):
     hist = json.loads((out / "eval_history.json").read_text())
     assert hist[0]["timesteps"] == 0 and hist[-1]["timesteps"] >= 2048
     assert (tmp_path / "model.zip").stat().st_size < (out / "final_model.zip").stat().st_size  # no optimizer state
-    r = subprocess.run([sys.executable, "-m", "agents.training", "--timesteps", "1024", "--envs", "8", "--resume",
-                        str(out / "final_model.zip"), "--eval-every", "100000", "--eval-games", "4", "--out",
-                        str(tmp_path / "run2"), "--no-progress"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    r = subprocess.run([sys.executable, "-m", "quando_env.agents.training", "--timesteps", "1024", "--envs", "8",
+                        "--resume", str(out / "final_model.zip"), "--eval-every", "100000", "--eval-games", "4",
+                        "--out", str(tmp_path / "run2"), "--no-progress"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "warm start" not in r.stdout
     hist = json.loads((tmp_path / "run2" / "eval_history.json").read_text())
