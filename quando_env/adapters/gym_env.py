@@ -11,6 +11,8 @@ from ..checks import as_action, as_bool, as_seed
 from ..registry import game_class
 from .single_agent import LearnerGames
 
+NO_OP = 0       # the one action policy_masks allows where no action is legal
+
 
 def observation_space(game, feature_shape: tuple | None = None) -> spaces.Space:
     """The flat float32 observation of a game (a VectorGame: the AEC env's "observation", within its bounds,
@@ -53,16 +55,27 @@ def observation_at(batch, j: int):
     return {k: v[j] for k, v in batch.items()} if isinstance(batch, dict) else batch[j]
 
 
+def policy_masks(masks: np.ndarray) -> np.ndarray:
+    """(k, num_actions) int8 masks that a policy's logits can take with -inf: the legal actions, and in a row with
+    none (an episode's end, whose next action is ignored or refused) action NO_OP alone, so a softmax over the
+    masked logits never meets a row without a finite logit (NaN)."""
+    out = masks.astype(np.int8)
+    out[~masks.any(axis=1), NO_OP] = 1
+    return out
+
+
 def info_dicts(core: LearnerGames, games=None, action_mask: bool = True) -> list[dict]:
-    """Per listed game, the info dict of the single env: action_mask (int8; unless action_mask=False), seat,
-    the AEC env's infos at the learner's seat (score, round_points, rounds_done, the game's own) and, with
-    illegal_action="random", illegal_action. Every key is there from reset on."""
+    """Per listed game, the info dict of the single env: action_mask and policy_mask (int8; unless
+    action_mask=False), seat, the AEC env's infos at the learner's seat (score, round_points, rounds_done, the
+    game's own) and, with illegal_action="random", illegal_action. Every key is there from reset on."""
     arrays = {k: v.tolist() for k, v in core.info_arrays(games).items()}
     replaced = arrays.pop("replaced")
-    masks = core.action_masks(games).astype(np.int8) if action_mask else None
+    if action_mask:
+        legal = core.action_masks(games)
+        masks, safe = legal.astype(np.int8), policy_masks(legal)
     out = []
     for i in range(len(arrays["seat"])):
-        info = {"action_mask": masks[i]} if action_mask else {}
+        info = {"action_mask": masks[i], "policy_mask": safe[i]} if action_mask else {}
         info.update({k: v[i] for k, v in arrays.items()})
         if core.illegal_action == "random":
             info["illegal_action"] = replaced[i]
@@ -103,7 +116,8 @@ class GameEnv(gym.Env):
 
     Rewards are the learner's, as the AEC env gives them, summed over the opponents' moves up to its next
     decision.
-    `action_masks()` (sb3-contrib's convention) and info["action_mask"] give the legal actions.
+    `action_masks()` (sb3-contrib's convention) and info["action_mask"] give the legal actions (none once the
+    episode is over); info["policy_mask"] is the mask for a policy's logits, never all zero (policy_masks).
 
     A step is all or nothing: a refused action, or an opponent that fails, changes nothing. A copy
     (copy.deepcopy, pickle) continues the same episode; its action_space samples its own legal actions.

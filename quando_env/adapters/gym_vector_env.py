@@ -8,7 +8,8 @@ from gymnasium.vector.utils import batch_space
 from ..checks import as_seed, is_int, need, seed_list, shown
 from ..registry import game_class
 from .atomic import Snapshot
-from .gym_env import feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations
+from .gym_env import (feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations,
+                      policy_masks)
 from .single_agent import LearnerGames, integer_actions
 
 
@@ -22,9 +23,10 @@ class GameVectorEnv(VectorEnv):
     episode's first observation, reward 0, and ignores that env's action), SAME_STEP (the new episode starts
     in the same step; info["final_obs"], info["final_info"] hold the end) or DISABLED (reset ended envs
     with reset(options={"reset_mask": mask})). Infos are Gymnasium's dict of arrays, every key from reset on:
-    action_mask (int8), seat, score, round_points (0 until rounds_done > 0), rounds_done, the game's own.
-    reset and step are all or nothing: a refused action (integers only), or an opponent that fails, changes
-    nothing, autoresets included, so a retry acts as if the refused call never happened.
+    action_mask (int8; all zero in an env whose episode just ended), policy_mask (gym_env.policy_masks: never
+    all zero, for masking logits with -inf), seat, score, round_points (0 until rounds_done > 0), rounds_done,
+    the game's own. reset and step are all or nothing: a refused action (integers only), or an opponent that
+    fails, changes nothing, autoresets included, so a retry acts as if the refused call never happened.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -99,7 +101,9 @@ class GameVectorEnv(VectorEnv):
         arrays = self.core.info_arrays()
         replaced = arrays.pop("replaced")
         every = np.ones(self.num_envs, bool)
-        infos = {"action_mask": self.core.action_masks().astype(np.int8), "_action_mask": every}
+        legal = self.core.action_masks()
+        infos = {"action_mask": legal.astype(np.int8), "_action_mask": every,
+                 "policy_mask": policy_masks(legal), "_policy_mask": every.copy()}
         for key, v in arrays.items():
             infos[key] = v
             infos["_" + key] = every.copy()
