@@ -6,8 +6,9 @@
 `quando_env.integrations.openspiel.register()` makes every game a pyspiel game ("python_cabo", ...). The ISMCTS
 bot (random-rollout evaluator) samples worlds through the state's `resample_from_infostate`, our
 determinization; it takes seat k mod n in game k, the other seats play uniformly at random. Prints each
-game's returns, ISMCTS's mean return against the random seats' and the ISMCTS decision time. Game options
-go as `--param key=value` (e.g. `--param episode=round` for one-round episodes, `--param players=3`).
+game's returns, ISMCTS's mean return against the random seats' and the ISMCTS decision time (the loop steps the
+bots itself to time each decision; `pyspiel.evaluate_bots(state, bots, seed)` plays the same bots as they are).
+Game options go as `--param key=value` (e.g. `--param episode=round` for one-round episodes, `--param players=3`).
 
 `--speed STEPS` instead times random play for STEPS moves through the OpenSpiel state and through the
 game's own PettingZoo raw env, in the same run. Times are this process's CPU time (time.process_time), so a

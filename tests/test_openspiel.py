@@ -9,7 +9,10 @@ import builtins
 import functools
 import importlib.util
 import json
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +20,7 @@ import pyspiel
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from open_spiel.python.algorithms import mcts
 from open_spiel.python.bots import uniform_random
 
 import quando_env
@@ -470,3 +474,91 @@ def test_example_script(capsys):
     example.main(["--game", "cabo", "--games", "2", "--simulations", "3", "--seed", "1"])
     out = capsys.readouterr().out
     assert "game 1: ISMCTS at player 1;" in out and "per decision" in out
+
+
+# ---------------------------------------------------------------- OpenSpiel's own algorithms, no glue
+def random_bots(n, seed):
+    return [uniform_random.UniformRandomBot(p, np.random.RandomState(seed + p)) for p in range(n)]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_evaluate_bots_plays_ismcts_against_random_bots_from_any_state(game):
+    """pyspiel.evaluate_bots restarts its bots at a state with a history (restart_at): from a new game, again
+    with the same bots, and from a game under way."""
+    g = load(game, seed=5, episode="round")
+    bots = random_bots(g.num_players(), 0)
+    bots[1] = osp.ismcts_bot(g, simulations=2, seed=0)
+    for state in (g.new_initial_state(), g.new_initial_state(),
+                  play_random(g.new_initial_state(), 3, np.random.RandomState(1))):
+        returns = pyspiel.evaluate_bots(state, bots, 7)
+        assert state.is_terminal() and returns == state.returns()
+        assert all(g.min_utility() <= r <= g.max_utility() for r in returns)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_terminal_rewards_let_openspiels_python_mcts_play(game):
+    """With terminal_rewards=True the game declares RewardModel.TERMINAL (OpenSpiel's Python MCTS refuses any
+    other), gives no reward before the end and there the returns the default game gives for the same moves."""
+    with pytest.raises(ValueError, match="terminal rewards"):
+        mcts.MCTSBot(load(game), 2.0, 2, mcts.RandomRolloutEvaluator())
+    g = load(game, seed=5, episode="round", terminal_rewards=True)
+    assert g.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    assert g.get_parameters()["terminal_rewards"] is True
+    rs = np.random.RandomState(0)
+    bots = random_bots(g.num_players(), 0)
+    bots[0] = mcts.MCTSBot(g, 2.0, 3, mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
+    state = g.new_initial_state()
+    returns = pyspiel.evaluate_bots(state, bots, 3)
+    plain = load(game, seed=5, episode="round").new_initial_state()
+    for action in state.history():
+        plain.apply_action(action)
+    assert plain.is_terminal() and returns == plain.returns() and any(r != 0 for r in returns)
+    partial = play_random(g.new_initial_state(), 5, rs)
+    assert partial.rewards() == partial.returns() == [0.0] * g.num_players()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_serialize_game_and_state_round_trips_where_pyspiels_cannot(game):
+    """pyspiel's serialize_game_and_state and random_sim_test(serialize=True) stop at Game::GetRNGState, which a
+    Python game cannot provide; openspiel.serialize_game_and_state / deserialize_game_and_state do the job."""
+    g = load(game, seed=3, episode="round")
+    state = play_random(g.new_initial_state(), 9, np.random.RandomState(0))
+    with pytest.raises(pyspiel.SpielError, match="GetRNGState"):
+        pyspiel.serialize_game_and_state(g, state)
+    with pytest.raises(pyspiel.SpielError, match="GetRNGState"):
+        pyspiel.random_sim_test(g, num_sims=1, serialize=True, verbose=False)
+    text = osp.serialize_game_and_state(g, state)
+    game_back, back = osp.deserialize_game_and_state(text)
+    assert str(game_back) == str(g)
+    check_same(state, back)
+    with pytest.raises(ValueError, match="the state's game"):
+        osp.serialize_game_and_state(load(game, seed=4), state)
+    for bad in ["", "[]", "{}", json.dumps({"game": 3}), "[" * 10_000, 5]:
+        with pytest.raises(ValueError, match="serialized game and state"):
+            osp.deserialize_game_and_state(bad)
+
+
+CPP_BOT = """
+import pyspiel
+from quando_env.integrations import openspiel
+openspiel.register()
+game = pyspiel.load_game("python_cabo", {{"terminal_rewards": True}})
+evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
+bot = {bot}
+print("made", flush=True)
+bot.step(game.new_initial_state())
+print("stepped", flush=True)
+"""
+
+
+def test_openspiels_cpp_search_bots_crash_on_python_games_as_the_docs_say():
+    """The docs send users to the Python bots because pyspiel.MCTSBot and pyspiel.ISMCTSBot die with a
+    segmentation fault on a Python game's state (run in child processes, never in this one)."""
+    bots = ["pyspiel.MCTSBot(game, evaluator, 2.0, 4, 1000, False, 0, False)",
+            "pyspiel.ISMCTSBot(0, evaluator, 2.0, 4, -1, pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)"]
+    root = str(Path(__file__).resolve().parents[1])
+    runs = [subprocess.Popen([sys.executable, "-c", CPP_BOT.format(bot=bot)], stdout=subprocess.PIPE, text=True,
+                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": root}) for bot in bots]
+    for run in runs:
+        out, _ = run.communicate(timeout=120)
+        assert out.split() == ["made"] and run.returncode == -11

@@ -35,10 +35,19 @@ every action as it is applied, so a state text from anywhere can at worst be ref
 replayed state is the original: same history, returns, legal actions and information. pyspiel's own
 serialization of a Python state (`PyState::Serialize`, and its C++ callers such as
 `pyspiel.deserialize_game_and_state`) is a base64 pickle, which runs code when loaded: never give those
-text you did not write. pyspiel's own pickling of games and states (and `random_sim_test(serialize=True)`)
-wants the game's RNG state (Game::GetRNGState), which a sampled-chance Python game cannot give; our games and
-states pickle through their name and `serialize()` (unpickling is code execution as always; the state
-inside is replayed from its record).
+text you did not write. pyspiel's `serialize_game_and_state`, its pickling of games and states and
+`random_sim_test(serialize=True)` want the game's RNG state (Game::GetRNGState), which OpenSpiel's Python
+game API gives a sampled-chance Python game no way to provide (they stop at "GetRNGState unimplemented");
+`serialize_game_and_state` / `deserialize_game_and_state` here do that job with the JSON record, and our
+games and states pickle through their name and `serialize()` (unpickling is code execution as always; the
+state inside is replayed from its record).
+
+Rewards fall as the engine gives them (RewardModel.REWARDS: per round, or at the end of a game). OpenSpiel's
+Python MCTS bot takes only games with terminal rewards: the parameter `terminal_rewards=True` declares
+RewardModel.TERMINAL and gives every reward at the end (rewards and returns are zero before; the game is
+otherwise the same). That bot searches the state it is given, hidden cards included. OpenSpiel's C++ MCTS and
+ISMCTS bots (pyspiel.MCTSBot, pyspiel.ISMCTSBot) crash the process (segmentation fault) on Python games,
+OpenSpiel's own included: use the Python bots (`ismcts_bot`, open_spiel.python.algorithms.mcts.MCTSBot).
 
 The information state of a player is its observation vector (`information_state_tensor`, shape [obs_dim]):
 what the engine lets a player remember, not the full action history (no perfect recall). Its string form
@@ -51,6 +60,7 @@ import typing
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
 
 from .. import rng
 from ..checks import as_bool, as_int, as_seed, is_int, need, shown, to_int
@@ -76,7 +86,7 @@ def _optional_int(field) -> bool:
 
 def game_parameters(game: str) -> dict:
     """The OpenSpiel parameters of a game with their defaults: players, the game's options OpenSpiel can
-    hold, seed."""
+    hold, terminal_rewards (True: RewardModel.TERMINAL, every reward given at the end), seed."""
     cls = game_class(game)
     params = {}
     for f in dataclasses.fields(cls.config_class):
@@ -86,6 +96,7 @@ def game_parameters(game: str) -> dict:
             params[f.name] = NONE_PARAM
         elif isinstance(f.default, (bool, int, str)):
             params[f.name] = f.default
+    params["terminal_rewards"] = False
     params["seed"] = SEED_FRESH
     return params
 
@@ -114,9 +125,11 @@ def check_parameters(game: str, params: dict) -> dict:
     return out
 
 
-def game_type(game: str) -> pyspiel.GameType:
-    """The pyspiel.GameType of a game (sequential, sampled chance, imperfect information, rewards per round)."""
+def game_type(game: str, terminal_rewards: bool = False) -> pyspiel.GameType:
+    """The pyspiel.GameType of a game (sequential, sampled chance, imperfect information, rewards as they fall or,
+    with terminal_rewards, all at the end)."""
     cls = game_class(game)
+    rewards = pyspiel.GameType.RewardModel.TERMINAL if terminal_rewards else pyspiel.GameType.RewardModel.REWARDS
     counts = [k for k in range(1, 11) if _valid_players(cls, k)]
     return pyspiel.GameType(
         short_name=short_name(game),
@@ -125,7 +138,7 @@ def game_type(game: str) -> pyspiel.GameType:
         chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.GENERAL_SUM,
-        reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        reward_model=rewards,
         max_num_players=max(counts),
         min_num_players=min(counts),
         provides_information_state_string=True,
@@ -157,15 +170,24 @@ def register() -> None:
             pyspiel.register_game(factory.gtype, factory)
 
 
-def ismcts_bot(game: pyspiel.Game, simulations: int, seed: int):
-    """OpenSpiel's Python ISMCTS bot for one of our games, reproducible from `seed`: one random rollout per
-    leaf, its worlds drawn by `resample_from_infostate` with a seeded sampler."""
-    from open_spiel.python.algorithms import ismcts, mcts
+class ISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's Python ISMCTS bot, which can also restart at a game under way: pyspiel.evaluate_bots calls
+    restart_at for a state with a history, which the base class leaves to C++ ("RestartAt(state) not
+    implemented"). The bot keeps nothing from one decision to the next (each step searches afresh), so
+    restarting anywhere is dropping its last tree."""
 
+    def restart_at(self, state):
+        self.reset()
+
+
+def ismcts_bot(game: pyspiel.Game, simulations: int, seed: int) -> ISMCTSBot:
+    """OpenSpiel's Python ISMCTS bot for one of our games, reproducible from `seed`: one random rollout per
+    leaf, its worlds drawn by `resample_from_infostate` with a seeded sampler; pyspiel.evaluate_bots plays it
+    from any state."""
     simulations = as_int(simulations, "simulations", 1)
     seed = as_int(seed, "seed", 0, INT_MAX)
     rs = np.random.RandomState(seed)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=simulations,
+    bot = ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=simulations,
                            random_state=rs)
     sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
     bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
@@ -195,6 +217,30 @@ def load_state(game_text: str, serialized: str) -> pyspiel.State:
     return game.deserialize_state(serialized)
 
 
+def serialize_game_and_state(game: pyspiel.Game, state: pyspiel.State) -> str:
+    """What pyspiel.serialize_game_and_state is for, for our games: one text holding the game and the state,
+    which deserialize_game_and_state reads back. pyspiel's own stops at "GetRNGState unimplemented" for every
+    sampled-chance Python game (OpenSpiel's Python game API has no hook for it) and would be unpickled when read;
+    this text is the state's JSON record, which names its game."""
+    need(isinstance(state, OpenSpielState), f"state {shown(state)}", "a state of one of quando_env's games")
+    need(isinstance(game, pyspiel.Game) and str(game) == str(state.get_game()), f"game {shown(game)}",
+         f"the state's game, {state.get_game()}")
+    return state.serialize()
+
+
+def deserialize_game_and_state(text: str) -> tuple[pyspiel.Game, pyspiel.State]:
+    """(game, state) from serialize_game_and_state's text, the state replayed from its record (load_state):
+    never unpickled; ValueError for any other text."""
+    try:
+        name = json.loads(text)["game"]
+    except (ValueError, RecursionError, TypeError, KeyError, IndexError):
+        name = None
+    need(isinstance(name, str), f"serialized game and state {shown(text)}",
+         "the JSON text serialize_game_and_state writes (pyspiel's pickled form is never loaded: it can run code)")
+    state = load_state(name, text)
+    return state.get_game(), state
+
+
 class OpenSpielGame(pyspiel.Game):
     """One of our games with one configuration, as a pyspiel game (`register` makes a subclass per game,
     setting `game` and `gtype`). `engine`: a one-game VectorGame (autoreset off) that states load their
@@ -207,6 +253,7 @@ class OpenSpielGame(pyspiel.Game):
         game = self.game
         params = check_parameters(game, params or {})
         seed = params.pop("seed")
+        self.terminal_rewards = terminal = params.pop("terminal_rewards")
         options = {"num_players": params.pop("players")}
         fields = {f.name: f for f in dataclasses.fields(game_class(game).config_class)}
         for key, value in params.items():
@@ -224,7 +271,8 @@ class OpenSpielGame(pyspiel.Game):
         info = pyspiel.GameInfo(num_distinct_actions=engine.num_actions, max_chance_outcomes=0,
                                 num_players=engine.num_players, min_utility=lo, max_utility=hi,
                                 utility_sum=None, max_game_length=engine.max_decisions(engine.config))
-        super().__init__(self.gtype, info, {**params, "players": options["num_players"], "seed": seed})
+        super().__init__(game_type(game, True) if terminal else self.gtype, info,
+                         {**params, "players": options["num_players"], "terminal_rewards": terminal, "seed": seed})
 
     def __reduce__(self):
         # pyspiel pickles a game through Game::Serialize, which a sampled-chance Python game cannot give
@@ -401,9 +449,13 @@ class OpenSpielState(pyspiel.State):
         return f"player_{player}: {name}"
 
     def returns(self):
+        if self.get_game().terminal_rewards and not self.is_terminal():
+            return [0.0] * len(self._returns)
         return list(self._returns)
 
     def rewards(self):
+        if self.get_game().terminal_rewards:
+            return self.returns()       # all at the end: zero before
         return list(self._rewards)
 
     def observation_vector(self, player: int) -> np.ndarray:
