@@ -1,16 +1,26 @@
 """What generic RL code does with every game's training envs: mask a policy's logits with -inf at every step
 (episode ends included), and draw actions from the action space without the mask (Gymnasium's checker,
 SuperSuit's sticky actions, TorchRL's rollout without a policy)."""
+import warnings
+
 import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from gymnasium.utils.env_checker import check_env
+from supersuit import sticky_actions_v0
+from torchrl.envs import GymWrapper, TransformedEnv
+from torchrl.envs.gym_like import default_info_dict_reader
+from torchrl.envs.transforms import ActionMask
 
 import quando_env
-from quando_env.adapters.gym_env import NO_OP
+from quando_env.adapters.gym_env import NO_OP, GameEnv
+from quando_env.adapters.record import replay
+from quando_env.registry import game_module
 
 GAMES = quando_env.game_names()
 IDS = {game: quando_env.registry.gym_id(game) for game in GAMES}
+OPTION = 'illegal_action="random"'      # what a refusal names: the option that lets such a tool run
 
 
 def masked_softmax(logits: torch.Tensor, mask) -> torch.Tensor:
@@ -82,3 +92,104 @@ def test_sb3_vec_env_masks_are_never_empty():
         _, _, done, _ = venv.step(np.array([np.flatnonzero(m)[0] for m in masks]))
         ended += int(done.sum())
     assert ended > 0
+
+
+# ---------------------------------------------------------------- tools that draw actions without the mask
+@pytest.mark.parametrize("game", GAMES)
+def test_gymnasium_checker_passes_with_random_replacement_and_refuses_clearly_without(game):
+    """Gymnasium's check_env draws its step-determinism action before a fresh reset(seed=123): the new deal may
+    not allow it. With illegal_action="random" it passes; with the default the refusal names that option."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(gym.make(IDS[game], illegal_action="random").unwrapped)
+        try:
+            check_env(gym.make(IDS[game]).unwrapped)
+        except ValueError as e:
+            assert "is illegal" in str(e) and OPTION in str(e)
+
+
+def test_why_cabo_passes_the_checker_with_the_default():
+    """Cabo's learner decides first whether to snap, the same moves in every deal; Quando's and Help!'s first
+    moves depend on the cards dealt, so an action drawn for one deal is often illegal in the next."""
+    first = {}
+    for game in GAMES:
+        env = GameEnv(game)
+        first[game] = {tuple(np.flatnonzero(env.reset(seed=s)[1]["action_mask"])) for s in range(12)}
+    assert len(first["cabo"]) == 1 and len(first["quando"]) > 1 and len(first["help"]) > 1
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_random_baseline_on_the_pettingzoo_env_plays_whole_legal_games(game):
+    """PettingZoo's random-agent loop, env.action_space(agent).sample() without the mask, plays legal moves of
+    the agent to move: the game ends by its rules, never by the illegal-move rule."""
+    env = game_module(game).env(episode="round")
+    env.reset(seed=2)
+    for agent in env.action_spaces:
+        env.action_space(agent).seed(0)
+    moves = 0
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else env.action_space(agent).sample())
+        moves += not (term or trunc)
+    raw = env.unwrapped
+    assert raw.game.game_over[0] and len(raw.game_record()["actions"]) == moves > 0
+    for _ in replay(raw.game_record()):
+        pass
+
+
+def play_sticky(env, seed):
+    """SuperSuit's sticky actions over a PettingZoo env, random moves drawn from the action space: returns how
+    many actions were replaced."""
+    env = sticky_actions_v0(env, repeat_action_probability=0.5)
+    env.reset(seed=seed)
+    replaced = 0
+    for agent in env.agent_iter():
+        _, _, term, trunc, info = env.last()
+        replaced += info.get("illegal_action", False)
+        env.step(None if term or trunc else env.action_space(agent).sample())
+    return replaced
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_supersuit_sticky_actions_run_with_random_replacement_or_are_refused(game):
+    module = game_module(game)
+    env = module.env(illegal_action="random", episode="round")
+    assert play_sticky(env, seed=3) > 0
+    assert env.unwrapped.game.game_over[0]
+    for _ in replay(env.unwrapped.game_record()):
+        pass
+    with pytest.raises(ValueError, match=f"is illegal.*{OPTION}"):
+        play_sticky(module.env(illegal_action="raise", episode="round"), seed=3)
+    with pytest.raises(ValueError, match=r"illegal_action='x' is not allowed: one of \['terminate', 'raise'"):
+        module.env(illegal_action="x")
+    # the Gymnasium env: a repeated illegal action is replaced and flagged, or refused naming the option
+    single = sticky_actions_v0(gym.make(IDS[game], illegal_action="random", episode="round"), 0.5)
+    single.reset(seed=3)
+    single.action_space.seed(3)
+    done, flagged = False, 0
+    while not done:
+        _, _, term, trunc, info = single.step(single.action_space.sample())
+        done, flagged = term or trunc, flagged + info["illegal_action"]
+    assert term and flagged > 0
+    single = sticky_actions_v0(gym.make(IDS[game], episode="round"), 0.9)
+    single.reset(seed=3)
+    with pytest.raises(ValueError, match=f"is illegal.*{OPTION}"):
+        for _ in range(500):
+            single.step(single.action_space.sample())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_torchrl_rollout_without_a_policy_samples_legal_moves_by_the_policy_mask(game):
+    """TorchRL's rollout without a policy draws from the action spec: with its ActionMask transform reading
+    info["policy_mask"] every move is legal (the default env raises on any other); without the mask,
+    illegal_action="random" runs and the default refuses naming it."""
+    torch.manual_seed(0)
+    base = GymWrapper(gym.make(IDS[game], episode="round"), categorical_action_encoding=True)
+    base.set_info_dict_reader(default_info_dict_reader(["policy_mask"]))
+    td = TransformedEnv(base, ActionMask(mask_key="policy_mask")).rollout(120, break_when_any_done=False)
+    assert td["next", "done"].any() and td["policy_mask"][torch.arange(120), td["action"]].all()
+    td = GymWrapper(gym.make(IDS[game], illegal_action="random", episode="round")).rollout(
+        120, break_when_any_done=False)
+    assert td.shape[0] == 120 and td["next", "done"].any()
+    with pytest.raises(ValueError, match=f"is illegal.*{OPTION}"):
+        GymWrapper(gym.make(IDS[game], episode="round")).rollout(120, break_when_any_done=False)

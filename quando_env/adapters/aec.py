@@ -15,14 +15,18 @@ from .. import bounds, picture
 from ..checks import as_action, as_int, as_seed, need, shown
 from ..core import F_TERMINATED, F_TRUNCATED
 from .atomic import ENGINE, Snapshot, all_or_nothing, hold, release
-from .gym_env import feature_layout, feature_shape, features_space
+from .gym_env import LegalActionSpace, feature_layout, feature_shape, features_space
 from .record import Recorder
 
 
-def wrap(raw):
+ILLEGAL = ("terminate", "raise", "random")     # env()'s illegal_action: what an illegal move does
+
+
+def wrap(raw, terminate: bool = True):
     """PettingZoo's classic wrappers: an illegal move ends the game with -1 for the mover
-    (TerminateIllegalWrapper), actions outside the action space assert, and call order is enforced."""
-    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    (TerminateIllegalWrapper; unless not `terminate`: the raw env's illegal_action rules), actions outside the
+    action space assert, and call order is enforced."""
+    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1) if terminate else raw
     e = AssertActionWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
 
@@ -83,17 +87,25 @@ def pettingzoo_pair(game_class, module: str, doc: str):
     raw = type("raw_env", (GameAECEnv,), {"__doc__": doc, "__module__": module, "game_class": game_class,
                                            "metadata": metadata})
 
-    def env(**kwargs):
-        """raw_env with PettingZoo's classic wrappers (an illegal move ends the game with -1 for the mover)."""
-        return wrap(raw(**kwargs))
+    def env(illegal_action: str = "terminate", **kwargs):
+        """raw_env with PettingZoo's classic wrappers. illegal_action: "terminate" (PettingZoo's classic rule: an
+        illegal move ends the game, -1 for the mover), "raise" (a ValueError naming the legal actions, nothing
+        played) or "random" (a random legal action is played instead, flagged in infos[agent]["illegal_action"])."""
+        need(illegal_action in ILLEGAL, f"illegal_action={shown(illegal_action)}", f"one of {list(ILLEGAL)}")
+        if illegal_action == "terminate":
+            return wrap(raw(**kwargs))
+        return wrap(raw(illegal_action=illegal_action, **kwargs), terminate=False)
     env.__module__ = module
     return raw, env
 
 
 class GameAECEnv(AECEnv):
-    """One game as a PettingZoo AEC env. Options: the game's config fields plus render_mode and action_features
+    """One game as a PettingZoo AEC env. Options: the game's config fields plus render_mode, action_features
     (True adds "action_features" to each observation: the (num_actions, F) float32 legal-move features of the
-    agent to move, VectorGame.action_features; zero for the others).
+    agent to move, VectorGame.action_features; zero for the others) and illegal_action: "raise" (default: a
+    ValueError naming the legal actions) or "random" (a random legal action from the game's stream is played
+    instead; every agent's info then holds "illegal_action": whether its last action was replaced).
+    `action_space(agent).sample()` draws a legal action for the agent to move (any action for the others).
 
     reset(seed, options={...the game's forced setup, e.g. "deck", "dealer"}) fixes the first round; other
     option keys are ignored, as Gymnasium envs do. Rewards come from the engine (per seat, when they fall).
@@ -113,8 +125,11 @@ class GameAECEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "game_v0", "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, render_mode: str | None = None, action_features: bool = False, **config):
+    def __init__(self, render_mode: str | None = None, action_features: bool = False, illegal_action: str = "raise",
+                 **config):
         super().__init__()
+        need(illegal_action in ILLEGAL[1:], f"illegal_action={shown(illegal_action)}",
+             f"one of {list(ILLEGAL[1:])} (env() also takes 'terminate')")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: choose one of "
                              f"{self.metadata['render_modes']} or None")
@@ -134,7 +149,8 @@ class GameAECEnv(AECEnv):
             parts["action_features"] = features_space(feature_shape(g, self.action_feature_layout))
             self._features_buf = np.zeros((1, g.num_actions, g.action_feature_dim), np.float32)
         self.observation_spaces = {a: spaces.Dict(parts) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(g.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: LegalActionSpace(g.num_actions, self._legal_of, a) for a in self.possible_agents}
+        self._replaced = {} if illegal_action == "random" else None    # agent: its last action was replaced
         self.state_space = spaces.Box(low=0.0, high=bounds.high(g, "state"), dtype=np.float32)
         self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
         self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
@@ -205,6 +221,9 @@ class GameAECEnv(AECEnv):
         self._infos_kernel(*self._infos_args)
         self._news_kernel(*self._news_args)
         self._new_infos(-1)
+        if self._replaced is not None:
+            self._replaced = dict.fromkeys(self.agents, False)
+            self._mark_replaced()
         self.agent_selection = self.possible_agents[int(self._cur[0])]
         self.recorder = Recorder(self.game, seed=seed)
 
@@ -224,8 +243,9 @@ class GameAECEnv(AECEnv):
                              f"one integer 0..{n - 1}, a legal one by its action_mask")
         else:
             a = as_action(action, n)
-        if not 0 <= a < n or not self._mask[a]:
-            raise ValueError(self.game.illegal_message(0, a, with_game=False))
+        bad = not 0 <= a < n or not self._mask[a]
+        if bad:
+            a = self._replacement(a)
         holding = hold()      # Ctrl-C waits until the step and its record are both done
         try:
             self._cumulative_rewards[agent] = 0.0
@@ -259,8 +279,28 @@ class GameAECEnv(AECEnv):
         release(holding)
         if news & REWARDED:
             self._accumulate_rewards()
+        if self._replaced is not None:
+            self._mark_replaced(agent, bad)
         if self.render_mode == "human":
             self.render()
+
+    def _replacement(self, a: int) -> int:
+        """What an illegal action `a` becomes: a ValueError naming the legal actions, or with
+        illegal_action="random" a random legal action from the game's stream."""
+        if self._replaced is None:
+            raise ValueError(self.game.illegal_message(0, a, with_game=False) + '; raw_env(illegal_action="random") '
+                             "or env(illegal_action=\"random\") plays a random legal action instead (for tools that "
+                             "draw actions without the mask)")
+        return int(self.game.sample_actions(games=self._zero)[0])
+
+    def _mark_replaced(self, agent=None, replaced: bool = False) -> None:
+        """illegal_action="random": every agent's info says whether its last action was replaced (a new dict
+        where that changed, as for the other keys)."""
+        if agent is not None:
+            self._replaced[agent] = replaced
+        for a, info in self.infos.items():
+            if info.get("illegal_action") is not self._replaced[a]:
+                self.infos[a] = {**info, "illegal_action": self._replaced[a]}
 
     def _new_infos(self, seats: int):
         """A new info dict for each agent whose bit is set in `seats` (their values changed: the others keep theirs,
@@ -271,6 +311,13 @@ class GameAECEnv(AECEnv):
                 infos[agents[i]] = dict(zip(keys, values[i].tolist()))
 
     # ------------------------------------------------------------------ views
+    def _legal_of(self, agent):
+        """The agent's legal actions if it is to move now, else None (its action space samples any action)."""
+        if self.recorder is None or agent != self.agent_selection or self.terminations[agent] \
+                or self.truncations[agent]:
+            return None
+        return self._mask_int8
+
     def observe(self, agent):
         """The agent's observation vector, and its action mask (all zero unless it is to move; any of
         possible_agents, also once it has left the game)."""
@@ -351,3 +398,5 @@ class GameAECEnv(AECEnv):
         self.__dict__.update(state)
         self.renderer = picture.Renderer(self.render_mode, self.metadata["name"], self.metadata["render_fps"])
         self._views()
+        self.action_spaces = {a: LegalActionSpace.again(space, self._legal_of, a)
+                              for a, space in self.action_spaces.items()}

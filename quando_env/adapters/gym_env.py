@@ -84,22 +84,40 @@ def info_dicts(core: LearnerGames, games=None, action_mask: bool = True) -> list
 
 
 class LegalActionSpace(spaces.Discrete):
-    """Discrete(num_actions) whose `sample()` without a mask draws a legal action of its env's current
-    decision (so random play, SB3's check_env and Gymnasium's checkers step legally). Pickles as a plain
-    Discrete."""
+    """Discrete(num_actions) whose `sample()` without a mask draws a legal action of the decision now, by
+    `legal_mask(*args)` (a method of its env: the legal actions, or None where any action goes), so random
+    play, SB3's check_env and Gymnasium's checkers step legally. Pickles and copies as a plain Discrete with
+    its generator (it would otherwise carry its env along); `again` makes that legal-sampling again."""
 
-    def __init__(self, n, legal_mask, seed=None):
+    def __init__(self, n, legal_mask, *args, seed=None):
         super().__init__(n, seed=seed)
         self._legal = weakref.WeakMethod(legal_mask)
+        self._args = args
+
+    @classmethod
+    def again(cls, space: spaces.Discrete, legal_mask, *args) -> "LegalActionSpace":
+        """A copied or unpickled LegalActionSpace (a plain Discrete) sampling legal actions again, from the
+        same generator."""
+        out = cls(space.n, legal_mask, *args)
+        out._np_random = space._np_random
+        return out
 
     def sample(self, mask=None, probability=None):
         legal = self._legal()
         if mask is None and probability is None and legal is not None:
-            mask = legal().astype(np.int8)
+            mask = legal(*self._args)
+            mask = None if mask is None else mask.astype(np.int8)
         return super().sample(mask=mask, probability=probability)
 
     def __reduce__(self):
-        return spaces.Discrete, (self.n,)
+        return plain_discrete, (self.n, self._np_random)
+
+
+def plain_discrete(n: int, generator) -> spaces.Discrete:
+    """Discrete(n) drawing from `generator` (what a LegalActionSpace pickles as)."""
+    space = spaces.Discrete(n)
+    space._np_random = generator
+    return space
 
 
 class GameEnv(gym.Env):
@@ -192,14 +210,10 @@ class GameEnv(gym.Env):
         """A copy continues the episode; its action space follows the copy's own legal actions."""
         state = self.__dict__.copy()
         del state["renderer"]                                   # a window
-        if isinstance(self.action_space, LegalActionSpace):    # its mask is a (weak) method of this env
-            state["action_space"] = ("legal", self.action_space.n, self.action_space._np_random)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.renderer = picture.Renderer(self.render_mode, self.core.game.name, self.metadata["render_fps"])
-        if isinstance(self.action_space, tuple):
-            _, n, generator = self.action_space
-            self.action_space = LegalActionSpace(n, self.action_masks)
-            self.action_space._np_random = generator
+        if type(self.action_space) is spaces.Discrete:        # a LegalActionSpace copies as a plain one
+            self.action_space = LegalActionSpace.again(self.action_space, self.action_masks)

@@ -239,7 +239,9 @@ class LearnerGames:
         bad = live & ~ok
         if bad.any() and self.illegal_action == "raise":
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(self.game.illegal_message(int(idx[i]), int(given[i]), with_game=self.num_games > 1))
+            raise ValueError(self.game.illegal_message(int(idx[i]), int(given[i]), with_game=self.num_games > 1)
+                             + '; make the env with illegal_action="random" to have a random legal action played '
+                             "instead (for tools that draw actions without the mask, such as Gymnasium's check_env)")
         return idx, a, bad
 
     # ------------------------------------------------------------------ views
