@@ -137,6 +137,22 @@ def test_random_baseline_on_the_pettingzoo_env_plays_whole_legal_games(game):
         pass
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_random_baseline_on_the_vector_env_steps_legally(game):
+    """envs.action_space.sample() draws each env's legal action (action 0 where an episode just ended, which the
+    next step ignores): the default env, which refuses illegal actions, plays on through episode ends."""
+    envs = gym.make_vec(IDS[game], num_envs=4, episode="round")
+    _, info = envs.reset(seed=0)
+    envs.action_space.seed(0)
+    ended = 0
+    for _ in range(60):
+        actions = envs.action_space.sample()
+        assert info["policy_mask"][np.arange(4), actions].all()
+        _, _, terminated, truncated, info = envs.step(actions)
+        ended += int((terminated | truncated).sum())
+    assert ended > 0
+
+
 def play_sticky(env, seed):
     """SuperSuit's sticky actions over a PettingZoo env, random moves drawn from the action space: returns how
     many actions were replaced."""

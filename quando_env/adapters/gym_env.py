@@ -113,6 +113,25 @@ class LegalActionSpace(spaces.Discrete):
         return plain_discrete, (self.n, self._np_random)
 
 
+class LegalBatchSpace(spaces.MultiDiscrete):
+    """The vector env's actions, MultiDiscrete([num_actions] * num_envs), whose `sample()` without a mask
+    draws each env's legal action by `legal_masks()` (a method of the env), through policy_masks: NO_OP where an
+    episode just ended (the next step ignores that env's action). Pickles as a plain MultiDiscrete."""
+
+    def __init__(self, n: int, num_envs: int, legal_masks, seed=None):
+        super().__init__(np.full(num_envs, n), seed=seed)
+        self._legal = weakref.WeakMethod(legal_masks)
+
+    def sample(self, mask=None, probability=None):
+        legal = self._legal()
+        if mask is None and probability is None and legal is not None:
+            mask = tuple(policy_masks(legal()))
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self):
+        return spaces.MultiDiscrete, (self.nvec,)
+
+
 def plain_discrete(n: int, generator) -> spaces.Discrete:
     """Discrete(n) drawing from `generator` (what a LegalActionSpace pickles as)."""
     space = spaces.Discrete(n)

@@ -8,15 +8,16 @@ from gymnasium.vector.utils import batch_space
 from ..checks import as_seed, is_int, need, seed_list, shown
 from ..registry import game_class
 from .atomic import Snapshot
-from .gym_env import (feature_layout, feature_shape, info_dicts, observation_at, observation_space, observations,
-                      policy_masks)
+from .gym_env import (LegalBatchSpace, feature_layout, feature_shape, info_dicts, observation_at, observation_space,
+                      observations, policy_masks)
 from .single_agent import LearnerGames, integer_actions
 
 
 class GameVectorEnv(VectorEnv):
     """N games of a single-agent env stepped together (same options as GameEnv, action_features included, plus
-    num_envs and autoreset_mode). With action_features=True the observations are a dict of "observation" and
-    "action_features" (each env's legal-move features, VectorGame.action_features).
+    num_envs and autoreset_mode); `action_space.sample()` draws each env's legal action (LegalBatchSpace). With
+    action_features=True the observations are a dict of "observation" and "action_features" (each env's legal-move
+    features, VectorGame.action_features).
 
     Env i reset with seed s plays the game of the single env reset with seed s + i. Autoreset follows Gymnasium
     (metadata["autoreset_mode"]): NEXT_STEP (default: the step after an episode's end returns the new
@@ -47,7 +48,7 @@ class GameVectorEnv(VectorEnv):
         self.observation_layout = self.core.observation_layout     # one observation's named parts
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = spaces.Discrete(self.core.num_actions)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.action_space = LegalBatchSpace(self.core.num_actions, self.num_envs, self.action_masks)
         self._ended = np.zeros(self.num_envs, bool)
 
     def reset(self, *, seed=None, options: dict | None = None):
