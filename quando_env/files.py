@@ -29,10 +29,13 @@ def _create_temporary(real: Path) -> Path:
     return tmp
 
 
-def replace_file(path, write) -> None:
-    """write(a temporary file's Path) then rename it over `path` (symlinks followed): a stop or an error while
-    writing never leaves half a file there, and the file that was there stays until the new one is whole."""
-    real = Path(os.path.realpath(path))
+def replace_file(path, write, follow_symlinks: bool = True) -> None:
+    """write(a temporary file's Path) then rename it over `path`: a stop or an error while writing never leaves
+    half a file there, and the file that was there stays until the new one is whole. A symlink at `path` is
+    followed, or with follow_symlinks=False replaced itself (a folder the program fills writes nowhere else)."""
+    path = Path(path)
+    real = Path(os.path.realpath(path if follow_symlinks else path.parent))
+    real = real if follow_symlinks else real / path.name
     tmp = _create_temporary(real)
     try:
         write(tmp)
@@ -45,11 +48,11 @@ def replace_file(path, write) -> None:
         raise
 
 
-def write_text(path, text: str) -> None:
+def write_text(path, text: str, follow_symlinks: bool = True) -> None:
     """`text` (UTF-8) to `path` through replace_file, flushed to disk before the rename."""
     def write(tmp):
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-    replace_file(path, write)
+    replace_file(path, write, follow_symlinks)

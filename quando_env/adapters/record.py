@@ -198,16 +198,17 @@ def _config_start(config) -> tuple[tuple, bytes]:
     return tuple(d.items()), Digest(d).value
 
 
-def save(record: dict, path) -> None:
+def save(record: dict, path, follow_symlinks: bool = True) -> None:
     """Write a record as JSON. ValueError naming the path if it cannot be written, and nothing is written
-    when the record is not a well-formed record (`check`) or not JSON."""
+    when the record is not a well-formed record (`check`) or not JSON. follow_symlinks=False: a symlink at
+    `path` is replaced, not written through."""
     check(record)
     try:
         text = json.dumps(record, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as e:
         raise ValueError(f"the game record cannot be written as JSON: {e}") from None
     try:
-        write_text(path, text)      # through a temporary file: a failed write keeps the file that was there
+        write_text(path, text, follow_symlinks)     # a temporary file renamed: a failed write keeps the old file
     except OSError as e:
         raise ValueError(f"cannot write the game record to {path}: {e.strerror or e}") from None
 
