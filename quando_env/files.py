@@ -1,5 +1,7 @@
 """Writing results so that none is lost: the target is checked before any work, and written through a
-temporary file in its folder renamed over it, so a failed or interrupted write leaves the old file whole."""
+temporary file in its folder renamed over it, so a failed or interrupted write leaves the old file whole. And
+reading JSON files back as data from outside: capped, and refused in one line when they are no JSON."""
+import json
 import os
 import stat
 import uuid
@@ -56,3 +58,26 @@ def write_text(path, text: str, follow_symlinks: bool = True) -> None:
             f.flush()
             os.fsync(f.fileno())
     replace_file(path, write, follow_symlinks)
+
+
+
+MAX_JSON_BYTES = 1 << 20        # a settings or state file read back (a run's state.json holds a few kB)
+
+
+def read_json(path, noun: str, max_bytes: int = MAX_JSON_BYTES):
+    """The JSON value in the file `path`, a `noun` ("game record", ...) to the messages: ValueError naming the
+    file when it cannot be read, is larger than max_bytes (refused unread), is not UTF-8 JSON or is nested too
+    deeply for the parser. The caller checks the value's type, range and depth as it reads it."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise ValueError(f"cannot read the {noun} {path}: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise ValueError(f"{path} is larger than {max_bytes} bytes: a {noun} this large is refused unread")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{path} is not a JSON {noun}: nested too deeply") from None
+    except ValueError as e:         # json.JSONDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
+        raise ValueError(f"{path} is not a JSON {noun}: {e}") from None

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..checks import SEED_MAX, as_int, is_int, need, shown
 from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS, make_config
-from ..files import write_text
+from ..files import read_json, write_text
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof
 MAX_RECORD_BYTES = 4 * 2**20    # a record file larger than this is refused unread (see load)
@@ -219,21 +219,7 @@ def load(path, max_bytes: int = MAX_RECORD_BYTES) -> dict:
     to its default max_steps measured 231 kB, Cabo with 2 players and 520 rounds; parsing 4 MiB of JSON takes
     at most about 110 MB; a game played with a far larger max_steps can write more: raise max_bytes to read
     it), is not JSON, or is not a well-formed record."""
-    max_bytes = as_int(max_bytes, "max_bytes", 1)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-    except OSError as e:
-        raise ValueError(f"cannot read the game record {path}: {e.strerror or e}") from None
-    if len(data) > max_bytes:
-        raise ValueError(f"{path} is larger than {max_bytes} bytes (load's max_bytes): a record this large is "
-                         "refused unread unless you raise max_bytes")
-    try:
-        record = json.loads(data.decode("utf-8"))
-    except RecursionError:
-        raise ValueError(f"{path} is not a JSON game record: nested too deeply") from None
-    except ValueError as e:  # json.JSONDecodeError, UnicodeDecodeError
-        raise ValueError(f"{path} is not a JSON game record: {e}") from None
+    record = read_json(path, "game record", as_int(max_bytes, "max_bytes", 1))
     try:
         check(record)
     except ValueError as e:

@@ -8,7 +8,7 @@ import sys
 import time
 from functools import partial
 
-from quando_env.checks import shown
+from quando_env.checks import printable, shown
 from quando_env.cli import argtypes
 from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.files import write_text
@@ -97,7 +97,7 @@ def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
         try:
             check_agent(name, args.game, num_players=args.players)
         except (ValueError, OSError) as e:
-            p.error(f"argument {option}: {e}")
+            p.error(f"argument {option}: {printable(e)}")      # (a model file's words among them)
     return args
 
 
@@ -262,8 +262,8 @@ def keep_records(res, args) -> int:
             isinstance(e, Stopped) else 130
     kept = ", ".join(["the table", *([f"--json {args.json}"] if args.json else []),
                       *([f"--plot {args.plot}"] if args.plot else [])])
-    print(f"{args.prog}: {why}: results kept ({kept}), records incomplete: {len(index)} of {games} games written "
-          f"to {args.records}, no games.json", file=sys.stderr)
+    print(f"{args.prog}: {printable(why)}: results kept ({kept}), records incomplete: {len(index)} of {games} games "
+          f"written to {args.records}, no games.json", file=sys.stderr)
     return status
 
 
@@ -304,13 +304,13 @@ def run(args, fired: list) -> int:
         runner = ray_runner(args.ray)
         out, summary, played, table, failed, res = play(args, runner)
     except (ValueError, OSError) as e:
-        print(f"{args.prog}: error: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: {printable(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:       # before play_match had any result to carry (e.g. building the agents)
         played = 0
     stopped = 143 if fired else 130     # SIGTERM, or Ctrl-C
     if played == 0 and failed is not None:      # nothing finished: the agent's error alone, in one line
-        print(f"{args.prog}: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
+        print(f"{args.prog}: error: {printable(failed) if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
               file=sys.stderr)
         return 2 if isinstance(failed, (ValueError, OSError)) else 1
     if played == 0:
@@ -335,11 +335,11 @@ def run(args, fired: list) -> int:
                 paths += plot_ratings(out, args.plot, title=what)
             print("charts: " + ", ".join(str(p) for p in paths))
     except OSError as e:
-        print(f"{args.prog}: error: could not write the results: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: could not write the results: {printable(e)}", file=sys.stderr)
         return 1
     status = 0
     if played is not None:
-        why = f"an agent failed ({out['error']})" if failed is not None else "interrupted"
+        why = f"an agent failed ({printable(out['error'])})" if failed is not None else "interrupted"
         print(f"{args.prog}: {why}: the {played} games finished are reported" +
               (" and written, marked partial" if args.json or args.plot else ""), file=sys.stderr)
         status = 1 if failed is not None else stopped
