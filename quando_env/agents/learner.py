@@ -1156,7 +1156,7 @@ def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
 def read_summary(path: Path) -> dict:
     """The summary.json of a run, checked as far as resuming reads it (ValueError otherwise): times and numbers
     finite and >= 0, win rates and their intervals in 0..1, decisions integers."""
-    s = read_json(path, "run summary")
+    s = read_json(path, "run summary", 32 << 20)        # (it grows with the evaluations: about 200 bytes each)
     evals = s.get("evaluations") if isinstance(s, dict) else None
 
     def number(x, hi=math.inf) -> bool:
