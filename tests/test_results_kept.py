@@ -2,6 +2,7 @@
 cannot be written, Ctrl-C or SIGTERM while records are written keeps them (the exit status and message say how
 far the records got); the records folder is checked before any game, its symlinks are never written through;
 and one label names one agent."""
+import itertools
 import json
 import os
 import signal
@@ -29,14 +30,8 @@ def complete(data) -> bool:
 
 def stop_at_record(monkeypatch, k: int, stop):
     """record.save writes k - 1 records, then stop() is called in the k-th."""
-    real, calls = record.save, []
-
-    def save(*a, **kw):
-        calls.append(1)
-        if len(calls) == k:
-            stop()
-        return real(*a, **kw)
-    monkeypatch.setattr(record, "save", save)
+    real, calls = record.save, itertools.count(1)
+    monkeypatch.setattr(record, "save", lambda *a, **kw: (next(calls) == k and stop(), real(*a, **kw))[1])
 
 
 def ctrl_c():
