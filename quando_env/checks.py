@@ -53,7 +53,7 @@ def shown(x, width: int = 80) -> str:
 
 def _atom(v, room: int) -> str:
     """repr of one value that is no list, tuple or dict, about `room` characters of it when long."""
-    if isinstance(v, str):
+    if isinstance(v, str) and len(v) > room:
         return repr(v[:room])
     if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:      # over 77 digits
         if v.bit_length() > 10_000:     # beyond what int's own str would give (4,300 digits at most)

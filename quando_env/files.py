@@ -36,8 +36,7 @@ def replace_file(path, write, follow_symlinks: bool = True) -> None:
     half a file there, and the file that was there stays until the new one is whole. A symlink at `path` is
     followed, or with follow_symlinks=False replaced itself (a folder the program fills writes nowhere else)."""
     path = Path(path)
-    real = Path(os.path.realpath(path if follow_symlinks else path.parent))
-    real = real if follow_symlinks else real / path.name
+    real = Path(os.path.realpath(path)) if follow_symlinks else Path(os.path.realpath(path.parent)) / path.name
     tmp = _create_temporary(real)
     try:
         write(tmp)
@@ -58,7 +57,6 @@ def write_text(path, text: str, follow_symlinks: bool = True) -> None:
             f.flush()
             os.fsync(f.fileno())
     replace_file(path, write, follow_symlinks)
-
 
 
 MAX_JSON_BYTES = 1 << 20        # a settings or state file read back (a run's state.json holds a few kB)

@@ -258,8 +258,7 @@ def keep_records(res, args) -> int:
     except (ValueError, OSError) as e:
         why, status = f"error: {e}", 1
     except KeyboardInterrupt as e:      # Ctrl-C, or SIGTERM (Stopped)
-        why, status = ("stopped by SIGTERM" if isinstance(e, Stopped) else "interrupted"), 143 if \
-            isinstance(e, Stopped) else 130
+        why, status = ("stopped by SIGTERM", 143) if isinstance(e, Stopped) else ("interrupted", 130)
     kept = ", ".join(["the table", *([f"--json {args.json}"] if args.json else []),
                       *([f"--plot {args.plot}"] if args.plot else [])])
     print(f"{args.prog}: {printable(why)}: results kept ({kept}), records incomplete: {len(index)} of {games} games "

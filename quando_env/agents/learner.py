@@ -970,8 +970,9 @@ def check_state(state: dict, counters: dict, pool_size: int) -> None:
     need(keys <= set(state) <= keys | {"update_rng"}, f"state.json's fields {shown(sorted(state))}",
          f"{sorted(keys)} and update_rng")
     c = state["counters"]
-    need(isinstance(c, dict) and set(c) <= set(counters), f"counters={shown(c)}" if not isinstance(c, dict) else
-         f"counters {shown(sorted(set(c) - set(counters)))}", f"an object of the counters {list(counters)}")
+    need(isinstance(c, dict), f"counters={shown(c)}", "a JSON object")
+    unknown = sorted(set(c) - set(counters))
+    need(not unknown, f"counters {shown(unknown)}", f"the counters {list(counters)}")
     for k, v in c.items():
         if k == "loop_seconds":
             need(type(v) in (int, float) and math.isfinite(v) and v >= 0, f"counters.{k}={shown(v)}",
@@ -1159,14 +1160,16 @@ def read_summary(path: Path) -> dict:
     s = read_json(path, "run summary", 32 << 20)        # (it grows with the evaluations: about 200 bytes each)
     evals = s.get("evaluations") if isinstance(s, dict) else None
 
-    def number(x, hi=math.inf) -> bool:
-        return type(x) in (int, float) and math.isfinite(x) and 0 <= x <= hi
+    def number(x, lo=0.0, hi=math.inf) -> bool:
+        return type(x) in (int, float) and math.isfinite(x) and lo <= x <= hi
+
+    def evaluation(e) -> bool:
+        return isinstance(e, dict) and type(e.get("decisions")) is int and 0 <= e["decisions"] <= 2**53 \
+            and number(e.get("win_rate"), hi=1) and number(e.get("wall_seconds")) \
+            and number(e.get("mean_round_points"), lo=-math.inf) and isinstance(e.get("ci"), list) \
+            and len(e["ci"]) == 2 and all(number(x, hi=1) for x in e["ci"])
     if not (isinstance(evals, list) and all(number(s.get(k)) for k in ("wall_seconds", "cpu_seconds"))
-            and all(isinstance(e, dict) and number(e.get("win_rate"), 1) and to_int(e.get("decisions")) is not None
-                    and 0 <= e["decisions"] <= 2**53 and number(e.get("wall_seconds")) and
-                    type(e.get("mean_round_points")) in (int, float) and math.isfinite(e["mean_round_points"])
-                    and isinstance(e.get("ci"), list) and len(e["ci"]) == 2 and all(number(x, 1) for x in e["ci"])
-                    for e in evals)):
+            and all(map(evaluation, evals))):
         raise ValueError("not the summary of a run (evaluations, wall_seconds, cpu_seconds)")
     return s
 
