@@ -55,7 +55,8 @@ def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="DIR", type=argtypes.output_dir, help="write PNG charts into DIR (created)")
     p.add_argument("--records", metavar="DIR", type=argtypes.output_dir, help="keep every game of a match as a "
                    "game record in DIR (created): game_00000.json ... (python -m quando_env replay shows one) and "
-                   "games.json, each game's seed and the agent at each seat")
+                   "games.json, each game's seed and the agent at each seat; written after the table and --json, "
+                   "which a failed or stopped record keeps")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--ray", metavar="ADDRESS", type=ray_address, help="play the batches as Ray tasks, at least one "
                    "per CPU: `local` starts a Ray on this machine, HOST:PORT (what `ray start --head` prints), "
