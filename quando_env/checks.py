@@ -6,6 +6,7 @@ range-checked *before* it reaches numpy or a kernel, so nothing wraps around in 
 a caller passes can make a kernel index out of bounds. Errors are ValueErrors naming what was wrong and
 what is allowed.
 """
+import math
 import operator
 
 import numpy as np
@@ -24,10 +25,53 @@ def need(ok: bool, what: str, allowed: str) -> None:
         raise ValueError(f"{what} is not allowed: {allowed}")
 
 
-def shown(x) -> str:
-    """A value as an error message shows it (cut short when huge)."""
-    text = repr(x)
-    return text if len(text) <= 80 else text[:77] + "..."
+def shown(x, width: int = 80) -> str:
+    """A value as an error message shows it: its repr (control characters escaped) cut to `width` characters,
+    built in time bounded by `width` whatever the value (a 400-digit integer, a long or deeply nested list)."""
+    parts, room = [], [width + 1]
+
+    def put(text: str) -> bool:         # True once the message is full
+        parts.append(text[:room[0]])
+        room[0] -= len(text)
+        return room[0] <= 0
+
+    def walk(v) -> bool:
+        kind = type(v)
+        if kind not in (list, tuple, dict):
+            return put(_atom(v, room[0]))
+        if put("[" if kind is list else "(" if kind is tuple else "{"):
+            return True
+        for i, item in enumerate(v.items() if kind is dict else v):
+            if (i and put(", ")) or (walk(item[0]) or put(": ") or walk(item[1]) if kind is dict else walk(item)):
+                return True
+        return put("]" if kind is list else ",)" if kind is tuple and len(v) == 1 else ")" if kind is tuple else "}")
+
+    walk(x)
+    text = "".join(parts)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _atom(v, room: int) -> str:
+    """repr of one value that is no list, tuple or dict, about `room` characters of it when long."""
+    if isinstance(v, str) and len(v) > room:
+        return repr(v[:room])
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:      # over 77 digits
+        if v.bit_length() > 10_000:     # beyond what int's own str would give (4,300 digits at most)
+            return f"<an integer of about {round(v.bit_length() * math.log10(2))} digits>"
+        digits = int.__repr__(v)         # (the value itself, whatever a subclass says)
+        return f"{digits[:20]}...{digits[-5:]} ({len(digits.lstrip('-'))} digits)"
+    try:
+        return repr(v)
+    except Exception:       # a repr that fails says what the value is
+        return f"<{type(v).__name__}>"
+
+
+def printable(text) -> str:
+    """`text` safe to print: each character that is not printable (ESC and the other C0 and C1 controls, \\r,
+    DEL, bidirectional overrides...) written as its escape, such as \\x1b, so text read from a file or a
+    network cannot move the cursor, clear the screen, retitle the window, hyperlink or overwrite a line."""
+    text = str(text)
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def to_int(x) -> int | None:

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..checks import SEED_MAX, as_int, is_int, need, shown
 from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS, make_config
-from ..files import write_text
+from ..files import read_json, write_text
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof
 MAX_RECORD_BYTES = 4 * 2**20    # a record file larger than this is refused unread (see load)
@@ -198,16 +198,17 @@ def _config_start(config) -> tuple[tuple, bytes]:
     return tuple(d.items()), Digest(d).value
 
 
-def save(record: dict, path) -> None:
+def save(record: dict, path, follow_symlinks: bool = True) -> None:
     """Write a record as JSON. ValueError naming the path if it cannot be written, and nothing is written
-    when the record is not a well-formed record (`check`) or not JSON."""
+    when the record is not a well-formed record (`check`) or not JSON. follow_symlinks=False: a symlink at
+    `path` is replaced, not written through."""
     check(record)
     try:
         text = json.dumps(record, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as e:
         raise ValueError(f"the game record cannot be written as JSON: {e}") from None
     try:
-        write_text(path, text)      # through a temporary file: a failed write keeps the file that was there
+        write_text(path, text, follow_symlinks)     # a temporary file renamed: a failed write keeps the old file
     except OSError as e:
         raise ValueError(f"cannot write the game record to {path}: {e.strerror or e}") from None
 
@@ -218,21 +219,7 @@ def load(path, max_bytes: int = MAX_RECORD_BYTES) -> dict:
     to its default max_steps measured 231 kB, Cabo with 2 players and 520 rounds; parsing 4 MiB of JSON takes
     at most about 110 MB; a game played with a far larger max_steps can write more: raise max_bytes to read
     it), is not JSON, or is not a well-formed record."""
-    max_bytes = as_int(max_bytes, "max_bytes", 1)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-    except OSError as e:
-        raise ValueError(f"cannot read the game record {path}: {e.strerror or e}") from None
-    if len(data) > max_bytes:
-        raise ValueError(f"{path} is larger than {max_bytes} bytes (load's max_bytes): a record this large is "
-                         "refused unread unless you raise max_bytes")
-    try:
-        record = json.loads(data.decode("utf-8"))
-    except RecursionError:
-        raise ValueError(f"{path} is not a JSON game record: nested too deeply") from None
-    except ValueError as e:  # json.JSONDecodeError, UnicodeDecodeError
-        raise ValueError(f"{path} is not a JSON game record: {e}") from None
+    record = read_json(path, "game record", as_int(max_bytes, "max_bytes", 1))
     try:
         check(record)
     except ValueError as e:

@@ -22,7 +22,7 @@ import numpy as np
 
 from quando_env.checks import as_int, need, shown
 from quando_env.core import MAX_TARGET, make_config
-from quando_env.files import write_text
+from quando_env.files import read_json, write_text
 from quando_env.registry import game_class, game_names
 
 FORMAT = 1
@@ -118,8 +118,8 @@ def load(path, game: str | None = None, num_players: int | None = None, options:
     num_players and options given, it must have been fitted for them."""
     path = Path(path)
     try:
-        d = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        d = read_json(path, "win-probability model")
+    except ValueError as e:
         raise ValueError(f"win-probability model {str(path)!r} could not be read: {e}") from None
     what = f"win-probability model {str(path)!r}"
     need(isinstance(d, dict) and d.get("model") == "win_probability", what, "a JSON object with model "

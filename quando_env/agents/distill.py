@@ -38,7 +38,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from quando_env import rng
-from quando_env.checks import need
+from quando_env.checks import need, printable
 from quando_env.cli import argtypes
 from quando_env.files import replace_file
 from quando_env.registry import game_class, game_names
@@ -153,7 +153,7 @@ def read_shard(path) -> tuple[dict, dict]:
              f"the header's samples ({k})")
         need(arrays["features"].size == 0 or len(arrays["features"]) == arrays["masks"].sum(), "features",
              "one row per legal move")
-    except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
+    except (OSError, ValueError, KeyError, TypeError, EOFError, RecursionError) as e:
         raise ValueError(f"{path}: not a label shard ({type(e).__name__}: {e})") from None
     return header, arrays
 
@@ -478,7 +478,7 @@ def main(argv=None, prog: str = "python -m quando_env.agents.distill") -> int:
             e = train(args.labels, args.out, args.hidden, args.move_hidden, args.init, args.temperature, args.epochs,
                       args.lr, args.minibatch, args.holdout, args.seed, args.threads, log=log)
         except ValueError as err:
-            print(f"{prog} train: error: {err}", file=sys.stderr)
+            print(f"{prog} train: error: {printable(err)}", file=sys.stderr)
             return 1
         print(f"wrote {args.out}: held-out accuracy {e['accuracy']:.3f} (the search's choice), regret "
               f"{e['regret']:.3f} points where its move was searched ({e['searched']:.0%})")

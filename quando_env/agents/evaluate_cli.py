@@ -8,6 +8,7 @@ import sys
 import time
 from functools import partial
 
+from quando_env.checks import printable, shown
 from quando_env.cli import argtypes
 from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.files import write_text
@@ -54,7 +55,8 @@ def parser(prog: str = "evaluate.py") -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="DIR", type=argtypes.output_dir, help="write PNG charts into DIR (created)")
     p.add_argument("--records", metavar="DIR", type=argtypes.output_dir, help="keep every game of a match as a "
                    "game record in DIR (created): game_00000.json ... (python -m quando_env replay shows one) and "
-                   "games.json, each game's seed and the agent at each seat")
+                   "games.json, each game's seed and the agent at each seat; written after the table and --json, "
+                   "which a failed or stopped record keeps")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--ray", metavar="ADDRESS", type=ray_address, help="play the batches as Ray tasks, at least one "
                    "per CPU: `local` starts a Ray on this machine, HOST:PORT (what `ray start --head` prints), "
@@ -75,6 +77,12 @@ def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
         p.error("argument --records: only a match (--agents) keeps its games")
     if args.league and (len(set(args.labels)) != len(names) or len(names) < 2):
         p.error(f"argument --league: give at least two distinct agents, got {' '.join(args.labels)}")
+    if args.agents:
+        agent_of = {}
+        for label, name in zip(args.labels, names):     # one row, one agent (seats of one agent share a row)
+            if agent_of.setdefault(label, name) != name:
+                p.error(f"argument --agents: the label {shown(label)} is given to two agents, {agent_of[label]} and "
+                        f"{name}: give each agent its own label")
     if args.agents and args.players is not None and len(names) > args.players:
         p.error(f"argument --agents: {len(names)} agents for {args.players} players")
     argtypes.check_game_options(p, args.game, args.players or (4 if args.league else len(names)), args.edition,
@@ -90,7 +98,7 @@ def parse_args(argv=None, prog: str = "evaluate.py") -> argparse.Namespace:
         try:
             check_agent(name, args.game, num_players=args.players)
         except (ValueError, OSError) as e:
-            p.error(f"argument {option}: {e}")
+            p.error(f"argument {option}: {printable(e)}")      # (a model file's words among them)
     return args
 
 
@@ -176,9 +184,10 @@ def build(name: str, seed: int, args, root: str | None = None):
         raise ValueError(f"agent {name!r} could not be made: {type(e).__name__}: {e}") from e
 
 
-def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | None]:
+def play(args, runner) -> tuple:
     """Play the match or league: (its JSON, the summary to chart, the games played when Ctrl-C, SIGTERM or a
-    failing agent stopped it early (None when it ran to the end), its table, the agent's error if one failed)."""
+    failing agent stopped it early (None when it ran to the end), its table, the agent's error if one failed,
+    the match's MatchResult (None for a league): what the records are written from, after the results)."""
     n = args.players
     makers = [partial(build, plugins.canonical(name), args.seed + AGENT_SEED_STEP * i, args,
                       plugins.import_root(name)) for i, name in enumerate(args.league or args.agents)]
@@ -201,7 +210,7 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
                  f"{partial_note(played, len(result['lineups']) * args.games)}")
         out = {"mode": "league", "game": args.game, "players": n, "seed": args.seed, **rules(args),
                "higher_total_wins": higher, **result, **provenance(args)}
-        return out, result["ratings"], played, title + "\n" + format_ratings(result, higher), failed
+        return out, result["ratings"], played, title + "\n" + format_ratings(result, higher), failed, None
     try:
         res = play_match(partial(build_agents, makers), args.games, seed=args.seed, names=names,
                          batch_size=args.batch_size, progress=not args.no_progress, game=args.game, runner=runner,
@@ -210,31 +219,52 @@ def play(args, runner) -> tuple[dict, dict, int | None, str, BaseException | Non
         res, played = stop.result, len(stop.result.places)
         failed = getattr(stop, "error", None)
     summary = res.pooled()
-    if args.records:
-        write_records(res, args)
     table = format_table(summary, f"{what}: {args.games} games, {n} players, seats rotating, seed {args.seed}, "
                                   f"{time.time() - t0:.1f}s{where}{partial_note(played, args.games)}", higher)
     out = {"mode": "match", "game": args.game, "players": n, "games": args.games, "seed": args.seed,
            **rules(args), "higher_total_wins": higher, "seats": names, "agents": summary, **provenance(args),
            "per_game": per_game(res, args.seed, played)}
-    return out, summary, played, table, failed
+    return out, summary, played, table, failed, res
 
 
-def write_records(res, args) -> None:
-    """Every finished game of the match as a record in args.records, and games.json indexing them."""
+def write_records(res, args, index: list) -> None:
+    """Every finished game of the match as a record in args.records, each one's entry added to `index` once
+    written, then games.json indexing them (removed first: an index never lists files of another run). A
+    symlink in the folder is replaced, never written through."""
     from pathlib import Path
 
     from quando_env.adapters import record
 
     from .evaluation import game_records
 
-    folder, index = Path(args.records), []
+    folder = Path(args.records)
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "games.json").unlink(missing_ok=True)
     for j, seed, seats, rec in game_records(res, args.seed, {"num_players": args.players, **rules(args)}):
         name = f"game_{j:05d}.json"
-        record.save(rec, folder / name)
+        record.save(rec, folder / name, follow_symlinks=False)
         index.append({"file": name, "seed": seed, "seats": seats})
-    write_text(folder / "games.json", json.dumps({"game": args.game, "games": index}, indent=1))
+    write_text(folder / "games.json", json.dumps({"game": args.game, "games": index}, indent=1),
+               follow_symlinks=False)
+
+
+def keep_records(res, args) -> int:
+    """The records stage, after the table and --json are out: 0 when every record and games.json were written,
+    else the exit status (1 for a failed write, 130 for Ctrl-C, 143 for SIGTERM), having said that the results
+    are kept and how far the records got."""
+    index, games = [], sum(a is not None for a in res.actions or [])
+    try:
+        write_records(res, args, index)
+        return 0
+    except (ValueError, OSError) as e:
+        why, status = f"error: {e}", 1
+    except KeyboardInterrupt as e:      # Ctrl-C, or SIGTERM (Stopped)
+        why, status = ("stopped by SIGTERM", 143) if isinstance(e, Stopped) else ("interrupted", 130)
+    kept = ", ".join(["the table", *([f"--json {args.json}"] if args.json else []),
+                      *([f"--plot {args.plot}"] if args.plot else [])])
+    print(f"{args.prog}: {printable(why)}: results kept ({kept}), records incomplete: {len(index)} of {games} games "
+          f"written to {args.records}, no games.json", file=sys.stderr)
+    return status
 
 
 def per_game(res, seed: int, played: int | None) -> dict:
@@ -257,7 +287,9 @@ def partial_note(played: int | None, planned: int) -> str:
 def main(argv=None, prog: str = "evaluate.py") -> int:
     """Exit status 0; 2 for a bad option (nothing played) or an agent or Ray that cannot be set up; 130 after
     Ctrl-C, 143 after SIGTERM and 1 after an agent raised (the games finished by then are reported and written,
-    marked partial, if there are any). `prog`: the command's name in its messages."""
+    marked partial, if there are any). The results (table, --json, --plot) come first, --records after them: a
+    record that cannot be written (1), Ctrl-C or SIGTERM then (130, 143) keeps the results and says how many
+    records were written. `prog`: the command's name in its messages."""
     args = parse_args(argv, prog)
     try:
         with sigterm_stops() as fired:
@@ -270,15 +302,15 @@ def run(args, fired: list) -> int:
     failed = None
     try:
         runner = ray_runner(args.ray)
-        out, summary, played, table, failed = play(args, runner)
+        out, summary, played, table, failed, res = play(args, runner)
     except (ValueError, OSError) as e:
-        print(f"{args.prog}: error: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: {printable(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:       # before play_match had any result to carry (e.g. building the agents)
         played = 0
     stopped = 143 if fired else 130     # SIGTERM, or Ctrl-C
     if played == 0 and failed is not None:      # nothing finished: the agent's error alone, in one line
-        print(f"{args.prog}: error: {failed if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
+        print(f"{args.prog}: error: {printable(failed) if isinstance(failed, (ValueError, OSError)) else repr(failed)}",
               file=sys.stderr)
         return 2 if isinstance(failed, (ValueError, OSError)) else 1
     if played == 0:
@@ -303,14 +335,16 @@ def run(args, fired: list) -> int:
                 paths += plot_ratings(out, args.plot, title=what)
             print("charts: " + ", ".join(str(p) for p in paths))
     except OSError as e:
-        print(f"{args.prog}: error: could not write the results: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: could not write the results: {printable(e)}", file=sys.stderr)
         return 1
+    status = 0
     if played is not None:
-        why = f"an agent failed ({out['error']})" if failed is not None else "interrupted"
+        why = f"an agent failed ({printable(out['error'])})" if failed is not None else "interrupted"
         print(f"{args.prog}: {why}: the {played} games finished are reported" +
               (" and written, marked partial" if args.json or args.plot else ""), file=sys.stderr)
-        return 1 if failed is not None else stopped
-    return 0
+        status = 1 if failed is not None else stopped
+    records = keep_records(res, args) if args.records else 0
+    return status or records
 
 
 if __name__ == "__main__":

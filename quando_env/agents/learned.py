@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from quando_env.checks import shown
 from quando_env.files import replace_file
 
 from .base import Agent
@@ -69,9 +70,9 @@ def check_header(header, where: str) -> dict:
     for key, kind in HEADER_KEYS.items():
         value = header.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise ValueError(f"{where}: header field {key!r} must be of type {kind.__name__}, got {value!r}")
+            raise ValueError(f"{where}: header field {key!r} must be of type {kind.__name__}, got {shown(value)}")
     if header["format"] not in FORMATS:
-        raise ValueError(f"{where}: format {header['format']!r}, this version reads {FORMATS}")
+        raise ValueError(f"{where}: format {shown(header['format'])}, this version reads {FORMATS}")
     move = header.get("move")
     if move is not None:
         ok = header["format"] != FORMATS[0] and isinstance(move, dict) and set(move) == {"features", "hidden"} \
@@ -79,7 +80,7 @@ def check_header(header, where: str) -> dict:
                 type(x) is int and 1 <= x <= 1 << 16 for x in [move["features"], *move["hidden"]])
         if not ok:
             raise ValueError(f"{where}: header field 'move' must be {{'features': F, 'hidden': [h1, h2]}} with "
-                             f"integers 1..65536 (format 2), got {move!r}")
+                             f"integers 1..65536 (format 2), got {shown(move)}")
     anchor = header.get("anchor")
     if anchor is not None:
         ok = header["format"] == FORMAT and isinstance(anchor, dict) and set(anchor) == {"agent", "weight"} \
@@ -87,12 +88,13 @@ def check_header(header, where: str) -> dict:
             and 0 < anchor["weight"] <= MAX_ANCHOR_WEIGHT
         if not ok:
             raise ValueError(f"{where}: header field 'anchor' must be {{'agent': one of {list(ANCHORS)}, 'weight': "
-                             f"a number in (0, {MAX_ANCHOR_WEIGHT:g}]}} (format 3), got {anchor!r}")
+                             f"a number in (0, {MAX_ANCHOR_WEIGHT:g}]}} (format 3), got {shown(anchor)}")
     if header["head"] not in HEADS:
-        raise ValueError(f"{where}: head {header['head']!r}, expected one of {HEADS}")
+        raise ValueError(f"{where}: head {shown(header['head'])}, expected one of {HEADS}")
     sizes = [header["obs_dim"], header["num_actions"], *header["hidden"]]
     if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1 << 16 for x in sizes):
-        raise ValueError(f"{where}: obs_dim, num_actions and hidden sizes must be integers 1..65536, got {sizes}")
+        raise ValueError(f"{where}: obs_dim, num_actions and hidden sizes must be integers 1..65536, got "
+                         f"{shown(sizes)}")
     return header
 
 
@@ -208,11 +210,12 @@ def load_model(path, game: str | None = None, obs_dim: int | None = None,
         if not np.isfinite(w).all():
             raise ValueError(f"{path}: {name} must be finite float32 of shape {shape}, got {w.dtype} {w.shape}")
     if game is not None and header["game"] != game or obs_dim is not None and header["obs_dim"] != obs_dim:
-        wanted = f"game {game or header['game']!r}" + (f" for {num_players} players" if num_players else "") + \
+        wanted = f"game {shown(game or header['game'])}" + (f" for {num_players} players" if num_players else "") + \
             (f" with observations of length {obs_dim}" if obs_dim else "")
         players = header["options"].get("num_players")
-        raise ValueError(f"{path} is a model of game {header['game']!r}" + (f" for {players} players" if players
-                         else "") + f" with observations of length {header['obs_dim']}; it cannot play {wanted}")
+        raise ValueError(f"{path} is a model of game {shown(header['game'])}" + (f" for {shown(players)} players"
+                         if players else "") + f" with observations of length {header['obs_dim']}; it cannot play "
+                         f"{wanted}")
     return header, arrays
 
 
@@ -250,7 +253,7 @@ def check_rules(path, trained: dict, rules: dict, default: dict, given: set) -> 
     other = {k: ab for k, ab in other.items() if ab[0] != ab[1]}
     if other:
         raise ValueError(f"{path} was trained with other rules: " + ", ".join(
-            f"{k}={a!r} (this game has {k}={b!r})" for k, (a, b) in sorted(other.items())))
+            f"{k}={shown(a)} (this game has {k}={b!r})" for k, (a, b) in sorted(other.items())))
 
 
 class LearnedAgent(Agent):
@@ -313,7 +316,7 @@ class LearnedAgent(Agent):
     def scores(self, obs, masks, features=None) -> np.ndarray:
         """(B, num_actions) policy outputs, -inf where illegal."""
         if obs.shape[1] != self.header["obs_dim"]:
-            raise ValueError(f"this learned model of {self.header['game']!r} takes observations of length "
+            raise ValueError(f"this learned model of {shown(self.header['game'])} takes observations of length "
                              f"{self.header['obs_dim']}, got {obs.shape[1]} (another game or player count?)")
         if self.uses_action_features and features is None:
             features = self.features_of(obs)

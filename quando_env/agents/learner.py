@@ -59,8 +59,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from quando_env.checks import as_bool, as_choice, as_int, need, shown, to_int
+from quando_env.checks import as_bool, as_choice, as_int, need, printable, shown, to_int
 from quando_env.cli import argtypes
+from quando_env.files import read_json
 from quando_env.registry import game_class, game_names
 
 from . import sparse
@@ -155,7 +156,7 @@ class Hyper:
         need(moves is not None and len(moves) in (0, 2) and all(h is not None and 1 <= h <= 1 << 16 for h in moves),
              f"move_hidden={shown(self.move_hidden)}", "() or two integer widths 1..65536")
         self.move_hidden = tuple(moves)
-        need(not (self.anchor and self.method == "dmc"), f"anchor={self.anchor!r} with method='dmc'",
+        need(not (self.anchor and self.method == "dmc"), f"anchor={shown(self.anchor)} with method='dmc'",
              "anchor=0 for dmc (an anchor shifts a policy's outputs, not action values)")
         need(not self.move_hidden or game_class(self.game).action_feature_parts is not None,
              f"move_hidden={list(self.move_hidden)}", f"() for {self.game}, which has no legal-move features")
@@ -926,9 +927,10 @@ class Learner:
 
     @classmethod
     def _resume(cls, out: Path, heuristic) -> "Learner":
-        state = json.loads((out / "state.json").read_text())
+        state = read_state(out)
         hp = Hyper(**{"overlap": False, **state["hyper"]})     # runs saved before overlap went on as they were
         self = cls(dataclasses.replace(hp, init=""), heuristic)    # the run's model replaces init's weights
+        check_state(state, self.counters, hp.pool_size)
         self.hp = hp
         _, weights = load_model(out / "model.npz", game=hp.game, obs_dim=self.obs_dim)
         self.load_weights(weights)
@@ -949,6 +951,51 @@ class Learner:
         self.plan = self.acting_plan()
         self.draw_owners(self.rows)
         return self
+
+
+def read_state(out: Path) -> dict:
+    """out/state.json, a JSON object with the run's settings (`hyper`, an object): ValueError otherwise."""
+    state = read_json(out / "state.json", "run state")
+    need(isinstance(state, dict), f"state.json holding {shown(state)}", "a JSON object, the run's state")
+    need(isinstance(state.get("hyper"), dict), f"state.json's hyper={shown(state.get('hyper'))}",
+         "a JSON object, the run's settings")
+    return state
+
+
+def check_state(state: dict, counters: dict, pool_size: int) -> None:
+    """What resuming reads of state.json besides the settings, each field's type and range checked as load_model
+    checks a model's header (ValueError naming the field): the counters (those of `counters`), imitating, the
+    snapshots' paths and the random generators' states."""
+    keys = {"hyper", "counters", "imitating", "snapshots", "rng"}
+    need(keys <= set(state) <= keys | {"update_rng"}, f"state.json's fields {shown(sorted(state))}",
+         f"{sorted(keys)} and update_rng")
+    c = state["counters"]
+    need(isinstance(c, dict), f"counters={shown(c)}", "a JSON object")
+    unknown = sorted(set(c) - set(counters))
+    need(not unknown, f"counters {shown(unknown)}", f"the counters {list(counters)}")
+    for k, v in c.items():
+        if k == "loop_seconds":
+            need(type(v) in (int, float) and math.isfinite(v) and v >= 0, f"counters.{k}={shown(v)}",
+                 "a finite number >= 0")
+        else:
+            as_int(v, f"counters.{k}", 0, 2**53)
+    as_bool(state["imitating"], "imitating")
+    snaps = state["snapshots"]
+    need(isinstance(snaps, list) and len(snaps) <= pool_size and snaps == [f"snapshots/pool_{i}.npz"
+                                                                           for i in range(len(snaps))],
+         f"snapshots={shown(snaps)}", f"the paths snapshots/pool_0.npz ... of at most {pool_size} snapshots")
+    for key in ("rng", "update_rng"):       # (runs saved before update_rng existed have none)
+        if key in state:
+            need(is_pcg64_state(state[key]), f"{key}={shown(state[key])}", "a PCG64 generator's state")
+
+
+def is_pcg64_state(g) -> bool:
+    """g is a state numpy's PCG64 takes (its bit_generator.state): its fields, integers in their ranges."""
+    if not (isinstance(g, dict) and set(g) == {"bit_generator", "state", "has_uint32", "uinteger"}
+            and g["bit_generator"] == "PCG64" and isinstance(g["state"], dict) and set(g["state"]) == {"state", "inc"}):
+        return False
+    values = (g["state"]["state"], g["state"]["inc"], g["has_uint32"], g["uinteger"])
+    return all(to_int(v) is not None and 0 <= v < hi for v, hi in zip(values, (2**128, 2**128, 2, 2**32)))
 
 
 # ---------------------------------------------------------------------------------------------- command line
@@ -1066,15 +1113,15 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> 
 
 def read_recipe(p: argparse.ArgumentParser, out: Path) -> dict:
     """What a run followed by its finishing stage saved of its plan (out/recipe.json; {} for another run)."""
+    if not (out / "recipe.json").exists():
+        return {}
     try:
-        recipe = json.loads((out / "recipe.json").read_text())
+        recipe = read_json(out / "recipe.json", "run recipe")
         if not (isinstance(recipe, dict) and isinstance(recipe.get("finish"), bool)
                 and (recipe.get("timesteps") is None or type(recipe["timesteps"]) is int)):
             raise ValueError("not a recipe: {\"finish\": true|false, \"timesteps\": an integer or null}")
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as e:
-        p.error(f"argument --resume: {out / 'recipe.json'} cannot be read: {type(e).__name__}: {e}")
+    except ValueError as e:
+        p.error(f"argument --resume: {out / 'recipe.json'} cannot be read: {type(e).__name__}: {printable(e)}")
     return recipe
 
 
@@ -1092,12 +1139,12 @@ def finish_args(args: argparse.Namespace) -> argparse.Namespace:
 def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
     """The settings of the run saved in `out`; the program ends if there is none or an option given differs
     from them (a resumed run keeps its settings: its random streams, network and games follow from them)."""
-    try:
-        hp = Hyper(**json.loads((out / "state.json").read_text())["hyper"])
-    except FileNotFoundError:
+    if not (out / "state.json").exists():
         p.error(f"argument --resume: no run saved in {out} (no state.json there)")
-    except (OSError, ValueError, TypeError, KeyError) as e:
-        p.error(f"argument --resume: the run saved in {out} cannot be read: {type(e).__name__}: {e}")
+    try:
+        hp = Hyper(**read_state(out)["hyper"])
+    except (ValueError, TypeError) as e:
+        p.error(f"argument --resume: the run saved in {out} cannot be read: {type(e).__name__}: {printable(e)}")
     for option, settings in given.items():
         differ = [f"{n}={shown(v)} (the run has {shown(getattr(hp, n))})" for n, v in settings.items()
                   if (tuple(v) if isinstance(v, list) else v) != getattr(hp, n)]
@@ -1108,13 +1155,21 @@ def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
 
 
 def read_summary(path: Path) -> dict:
-    """The summary.json of a run, checked as far as resuming reads it (ValueError otherwise)."""
-    s = json.loads(path.read_text())
+    """The summary.json of a run, checked as far as resuming reads it (ValueError otherwise): times and numbers
+    finite and >= 0, win rates and their intervals in 0..1, decisions integers."""
+    s = read_json(path, "run summary", 32 << 20)        # (it grows with the evaluations: about 200 bytes each)
     evals = s.get("evaluations") if isinstance(s, dict) else None
-    numbers = (int, float)
-    if not (isinstance(evals, list) and all(isinstance(s.get(k), numbers) for k in ("wall_seconds", "cpu_seconds"))
-            and all(isinstance(e, dict) and isinstance(e.get("win_rate"), numbers) and
-                    isinstance(e.get("decisions"), int) for e in evals)):
+
+    def number(x, lo=0.0, hi=math.inf) -> bool:
+        return type(x) in (int, float) and math.isfinite(x) and lo <= x <= hi
+
+    def evaluation(e) -> bool:
+        return isinstance(e, dict) and type(e.get("decisions")) is int and 0 <= e["decisions"] <= 2**53 \
+            and number(e.get("win_rate"), hi=1) and number(e.get("wall_seconds")) \
+            and number(e.get("mean_round_points"), lo=-math.inf) and isinstance(e.get("ci"), list) \
+            and len(e["ci"]) == 2 and all(number(x, hi=1) for x in e["ci"])
+    if not (isinstance(evals, list) and all(number(s.get(k)) for k in ("wall_seconds", "cpu_seconds"))
+            and all(map(evaluation, evals))):
         raise ValueError("not the summary of a run (evaluations, wall_seconds, cpu_seconds)")
     return s
 
@@ -1164,7 +1219,7 @@ def open_run(args, prog: str) -> tuple | int:
         out.mkdir(parents=True, exist_ok=True)
         lock = lock_folder(out)         # one run per folder, held until this process ends
     except (OSError, ValueError, TypeError) as e:
-        print(f"{prog}: error: argument {option}: {e}", file=sys.stderr)
+        print(f"{prog}: error: argument {option}: {printable(e)}", file=sys.stderr)
         return 2
     return learner, prior, lock
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from quando_env.checks import printable
 from quando_env.cli import argtypes
 from quando_env.files import replace_file, write_text
 from quando_env.registry import game_class, game_names
@@ -366,7 +367,7 @@ def main(argv=None) -> int:
             model = MaskablePPO.load(args.resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
         except Exception as e:
             print(f"{PROG}: error: argument --resume: cannot continue {args.resume} on {args.game} with "
-                  f"{args.players} players{'' if args.hint else ' and --no-hint'}: {type(e).__name__}: {e}",
+                  f"{args.players} players{'' if args.hint else ' and --no-hint'}: {type(e).__name__}: {printable(e)}",
                   file=sys.stderr)
             return 2
         model.learning_rate = args.lr

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from ..checks import printable
 from ..registry import game_names
 from . import agent_commands, argtypes
 
@@ -114,7 +115,7 @@ def main(argv=None) -> int:
         from .play import play
         return play(args)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {printable(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError:    # the reader of the output left early (replay FILE --show | head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

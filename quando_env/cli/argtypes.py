@@ -115,6 +115,9 @@ def output_dir(text: str) -> str:
     try:
         existing = path
         while not existing.exists() and existing != existing.parent:
+            if existing.is_symlink():
+                raise argparse.ArgumentTypeError(f"{_named(text)}: {existing} is a symlink to nothing (or a loop of "
+                                                 "symlinks)")
             existing = existing.parent
         if existing == path and not path.is_dir():
             raise argparse.ArgumentTypeError(f"{_named(text)} is a file, not a folder")

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import record as rec
+from ..checks import printable
 from ..files import output_target, write_text
 from ..registry import game_module
 from . import argtypes
@@ -54,7 +55,7 @@ def replay_file(path, game=None, show=False, step=None, html=None, require_proof
             write_text(html, html_page(data))
         except OSError as e:
             raise ValueError(f"cannot write {html}: {e.strerror or e}") from None
-        print(f"{data['title']}; {data['proof']}")
+        print(printable(f"{data['title']}; {data['proof']}"))      # the players' names are the file's
         print(f"replay page written to {html}")
         return 0
     actions = record["actions"]

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from .. import named_agents
+from ..checks import printable
 from .. import record as rec
 from ..registry import game_module
 from .argtypes import output_file, rule_options
@@ -264,7 +265,7 @@ def play(args) -> int:
     except PlayError as e:
         if session is not None:
             session.say(session.narrator.flush())
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {printable(e)}", file=sys.stderr)
         if session is not None and session.env.recorder is not None:
             session.finish(complete=False)
             return 1
