@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from quando_env.cli import argtypes
+from quando_env import argtypes
 from quando_env.files import replace_file, write_text
 from quando_env.registry import game_class, game_names
 

@@ -4,7 +4,7 @@ import numpy as np
 from .. import record as rec
 from ..files import output_target, write_text
 from ..registry import game_module
-from . import argtypes
+from .. import argtypes
 from .first_use import notice
 
 

@@ -1,11 +1,12 @@
 "use strict";
-// The play page: shows the events the server sends (the person's seat view after each decision, the
-// narration), one at a time at the chosen pace, then the person's legal moves as buttons (data-action).
+// The play page: shows the events the server sends for this page's seat (its view after each decision, the
+// narration), one at a time at the chosen pace, then the seat's legal moves as buttons (data-action). While
+// others decide (agents, other people) it asks the server for what is new; a spectator's page only watches.
 (() => {
   const token = new URLSearchParams(location.search).get("token") || "";
   const $ = (id) => document.getElementById(id);
   const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-  let pace = null;
+  let pace = null, since = 0, game = null, turn = null, timer = null, busy = false;
 
   async function api(path, body) {
     const init = { headers: { "X-Token": token } };
@@ -35,11 +36,18 @@
   }
 
   async function show(state, animate) {
+    if (state.game !== game) {
+      game = state.game;
+      $("log").replaceChildren();
+    }
+    turn = state.turn;
+    since = state.next;
     $("moves").replaceChildren();
     $("over").hidden = true;
     $("over").removeAttribute("data-game-over");
     $("error").textContent = "";
-    $("title").textContent = `${state.title}: you are player_${state.seat}`;
+    const who = state.seat === null ? "you watch" : `you are player_${state.seat}`;
+    $("title").textContent = `${state.title}: ${who}`;
     if (pace === null) {
       pace = state.pace;
       $("pace").value = pace;
@@ -54,6 +62,7 @@
       $("result").textContent = state.result || "Game over.";
       $("over").hidden = false;
       $("over").setAttribute("data-game-over", "");
+      $("new").hidden = state.seat === null;
     }
     for (const move of state.moves) {
       const button = document.createElement("button");
@@ -68,26 +77,48 @@
       button.addEventListener("click", () => play(move.action));
       $("moves").appendChild(button);
     }
-    $("status").textContent = state.moves.length ? "Your move." : "";
+    $("status").textContent = state.moves.length ? "Your move." : state.over ? "" : "Waiting for the others...";
+    if (!state.moves.length) wait(state.over ? 1500 : 400);
+  }
+
+  function wait(ms) {
+    clearTimeout(timer);
+    timer = setTimeout(poll, ms);
+  }
+
+  async function poll() {
+    if (busy) return wait(400);
+    busy = true;
+    try {
+      await show(await api(`/api/state?since=${since}&game=${game === null ? 0 : game}`), true);
+    } catch (error) {
+      failed(error);
+      wait(2000);
+    } finally { busy = false; }
   }
 
   async function play(action) {
+    clearTimeout(timer);
     for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
     $("status").textContent = "...";
+    busy = true;
     try {
-      await show(await api("/api/move", { action }), true);
+      await show(await api("/api/move", { action, turn }), true);
     } catch (error) {
       failed(error);
-      for (const button of $("moves").querySelectorAll("button")) button.disabled = false;
+      busy = false;
+      return poll();
     }
+    busy = false;
   }
 
   $("new").addEventListener("click", async () => {
+    clearTimeout(timer);
+    busy = true;
     try {
-      const state = await api("/api/new", {});
-      $("log").replaceChildren();
-      await show(state, false);
+      await show(await api("/api/new", { game }), false);
     } catch (error) { failed(error); }
+    busy = false;
   });
   $("pace").addEventListener("change", () => {
     const value = parseFloat($("pace").value);
@@ -100,5 +131,6 @@
       window.qeReplay($("replay"), await api("/api/replay", await file.text()));
     } catch (error) { failed(error); }
   });
-  api("/api/state?since=0").then((state) => show(state, false)).catch(failed);
+  busy = true;
+  api("/api/state?since=0").then((state) => show(state, false)).catch(failed).finally(() => { busy = false; });
 })();

@@ -8,7 +8,7 @@ works under a strict Content-Security-Policy.
 """
 from html import escape
 
-from .. import table_style as P
+from . import table_style as P
 
 W, H = P.FRAME_WIDTH, P.FRAME_HEIGHT
 CHAR = 0.52          # a character's mean width, in font sizes, for cutting lines to fit (no font metrics here)
