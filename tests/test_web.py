@@ -389,3 +389,16 @@ def test_a_table_view_displays_itself_as_svg():
     odd = TableView("<script>&", (Zone("a <b>", (Card(("<i>",)), Card(), None)),), (), "s")
     root = ET.fromstring(odd._repr_svg_())       # escaped: still one well-formed SVG
     assert "<script>&" in "".join(root.itertext()) and root.find(".//{http://www.w3.org/2000/svg}script") is None
+
+
+def test_the_web_package_and_the_command_line_stand_side_by_side():
+    """What both use (argument checks, the opponents, the SVG of a table) lives below them: no module of
+    quando_env.web imports quando_env.cli, and the contract's table view imports neither."""
+    from test_import_cycles import import_graph
+
+    graph = import_graph()
+    for name, imports in graph.items():
+        if name.startswith("quando_env.web") or name == "quando_env.tableview":
+            assert not any(m.startswith("quando_env.cli") for m in imports), name
+        if name == "quando_env.tableview":
+            assert not any(m.startswith("quando_env.web") for m in imports), name

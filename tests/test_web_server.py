@@ -178,3 +178,29 @@ def test_a_state_read_takes_no_lock(server):
         move = {"action": 0, "turn": state["turn"]}
         status, answer = request(server, "POST", "/api/move", move, timeout=10)
         assert status == 409 and "busy" in answer["error"]
+
+
+def test_a_record_beyond_the_replay_budget_is_refused_before_any_work(monkeypatch, server, tmp_path, capsys):
+    from pathlib import Path
+
+    from quando_env.adapters import record as rec
+    from quando_env.web import replay_page
+
+    text = (Path(__file__).parent / "data" / "cabo_record_v2.json").read_bytes()     # 46 positions, 4 views
+    monkeypatch.setattr(replay_page, "MAX_FRAMES", 183)
+    monkeypatch.setattr(rec, "verify", lambda *a: pytest.fail("replayed"))
+    status, answer = request(server, "POST", "/api/replay", text)
+    assert status == 400 and "make 184 pictures" in answer["error"]
+    record = tmp_path / "r.json"
+    record.write_bytes(text)
+    assert main(["replay", str(record), "--html", str(tmp_path / "r.html")]) == 2
+    assert "more than a replay page draws (183)" in capsys.readouterr().err and not (tmp_path / "r.html").exists()
+
+
+def test_a_replay_is_built_off_the_games_lock(server):
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "data" / "help_record_v2.json").read_bytes()
+    with server.session.lock:
+        status, replay = request(server, "POST", "/api/replay", text, timeout=30)
+    assert status == 200 and replay["proven"]

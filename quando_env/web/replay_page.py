@@ -22,7 +22,7 @@ from .assets import static_text
 from ..svg import svg
 
 PROVEN = "proven: every round's result and digest match the record's proof"
-MAX_FRAMES = 30_000    # pictures a replay draws (positions x views): about a minute and 200 MB at the most
+MAX_FRAMES = 30_000    # pictures a replay draws (positions x views): at the cap, 34 s and 250 MB measured
 UNPROVEN = ("not proven: a {format} record carries no proof (its actions are legal and its final totals "
             "match)")
 
