@@ -204,3 +204,9 @@ def test_a_replay_is_built_off_the_games_lock(server):
     with server.session.lock:
         status, replay = request(server, "POST", "/api/replay", text, timeout=30)
     assert status == 200 and replay["proven"]
+
+
+def test_a_connection_that_never_sends_a_byte_is_closed_by_the_server(server):
+    """After the keep-alive timeout (5 s) the server closes it: idle connections cannot pile up."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        assert s.recv(1) == b""

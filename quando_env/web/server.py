@@ -72,8 +72,13 @@ def _named(host: str) -> str:
 
 
 class Protocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, its answer to a malformed request (too long a line or headers, bad syntax)
-    carrying the security headers too."""
+    """uvicorn's HTTP/1.1 protocol, with its keep-alive timeout running from the connection's start too (a
+    connection that never sends a byte is closed like an idle kept-alive one), and its answer to a malformed
+    request (too long a line or headers, bad syntax) carrying the security headers."""
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
 
     def send_400_response(self, msg: str) -> None:
         import h11

@@ -175,8 +175,9 @@ class Session:
             self.result = {v: self._result(v) for v in self.viewers}
             for v in self.viewers:
                 lines[v].append(self.result[v])
-        for v in self.viewers:
-            self.events[v][-1]["lines"] += lines[v]
+        for v in self.viewers:          # a new event: a page may have been sent the last one already
+            if lines[v]:
+                self.events[v].append({**self.events[v][-1], "lines": lines[v], "reveal": False})
         self._publish()
         if self.over() and self.on_over:
             self.on_over(self.games_played, self.seed)

@@ -2,11 +2,13 @@
 // The play page: shows the events the server sends for this page's seat (its view after each decision, the
 // narration), one at a time at the chosen pace, then the seat's legal moves as buttons (data-action). While
 // others decide (agents, other people) it asks the server for what is new; a spectator's page only watches.
+// The lines told since the person's last move are marked (class "recent"); Cabo's snap windows can be passed
+// by themselves (auto-pass).
 (() => {
   const token = new URLSearchParams(location.search).get("token") || "";
   const $ = (id) => document.getElementById(id);
   const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-  let pace = null, since = 0, game = null, turn = null, timer = null, busy = false;
+  let pace = null, since = 0, game = null, turn = null, timer = null, busy = false, current = null;
 
   async function api(path, body) {
     const init = { headers: { "X-Token": token } };
@@ -25,7 +27,7 @@
     for (const line of lines) {
       const div = document.createElement("div");
       div.textContent = line;
-      if (kind) div.className = kind;
+      div.className = kind ? `${kind} recent` : "recent";
       $("log").appendChild(div);
     }
     $("log").scrollTop = $("log").scrollHeight;
@@ -52,11 +54,12 @@
       pace = state.pace;
       $("pace").value = pace;
     }
-    state.events.forEach((event, i) => event.last = i === state.events.length - 1);
-    for (const event of state.events) {
-      $("table").innerHTML = event.svg;
+    let shown = null;
+    for (const event of state.events) {     // a pause before each new picture: the last one stays a while
+      if (animate && shown && event.svg !== shown.svg && pace > 0) await sleep((shown.reveal ? 3 : 1) * pace * 1000);
+      if (!shown || event.svg !== shown.svg) $("table").innerHTML = event.svg;
       log(event.lines, event.reveal ? "reveal" : "");
-      if (animate && !event.last && pace > 0) await sleep((event.reveal ? 3 : 1) * pace * 1000);
+      shown = event;
     }
     if (state.over) {
       $("result").textContent = state.result || "Game over.";
@@ -64,6 +67,9 @@
       $("over").setAttribute("data-game-over", "");
       $("new").hidden = state.seat === null;
     }
+    $("auto-pass-label").hidden = !state.title.toLowerCase().startsWith("cabo") || state.seat === null;
+    current = state;
+    if (autoPass(state)) return;
     for (const move of state.moves) {
       const button = document.createElement("button");
       button.type = "button";
@@ -79,6 +85,14 @@
     }
     $("status").textContent = state.moves.length ? "Your move." : state.over ? "" : "Waiting for the others...";
     if (!state.moves.length) wait(state.over ? 1500 : 400);
+  }
+
+  function autoPass(state) {
+    const pass = state.moves.find((move) => move.name === "pass");
+    if (!pass || !$("auto-pass").checked || !state.moves.every((move) => move === pass || move.name.startsWith("snap")))
+      return false;
+    play(pass.action);
+    return true;
   }
 
   function wait(ms) {
@@ -99,6 +113,7 @@
 
   async function play(action) {
     clearTimeout(timer);
+    for (const line of $("log").querySelectorAll(".recent")) line.classList.remove("recent");
     for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
     $("status").textContent = "...";
     busy = true;
@@ -120,6 +135,7 @@
     } catch (error) { failed(error); }
     busy = false;
   });
+  $("auto-pass").addEventListener("change", () => { if (current && !busy) autoPass(current); });
   $("pace").addEventListener("change", () => {
     const value = parseFloat($("pace").value);
     if (Number.isFinite(value) && value >= 0) pace = value;
