@@ -343,6 +343,8 @@ def test_replay_html_writes_one_page_with_no_network(tmp_path, capsys):
     assert "proven" in capsys.readouterr().out
     page = out.read_text()
     assert "default-src 'none'" in page and "window.qeReplay" in page and "data-replay-next" in page
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)[1]
+    assert "unsafe-inline" not in csp and csp.count("'sha256-") == 3       # the data, the script, the style
     assert not re.search(r"""(src|href)=|https?://(?!www\.w3\.org/2000/svg)""", page.split("window.QE_REPLAY")[1])
     data = json.loads(page.split("window.QE_REPLAY = ")[1].split(";</script>")[0])
     assert data == replay_data(json.loads((DATA / "help_record_v2.json").read_text()))

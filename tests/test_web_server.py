@@ -105,7 +105,7 @@ def test_a_spectator_reads_but_cannot_play(server):
 
 
 @pytest.mark.parametrize("data", [b"GARBAGE\r\n\r\n", b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n",
-                                  b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 70_000 + b"\r\n\r\n",
+                                  b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: " + b"b" * 70_000 + b"\r\n\r\n",
                                   b"BREW / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n",
                                   b"GET /nowhere HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"],
                          ids=["garbage", "long line", "long header", "unknown method", "not found"])
@@ -210,3 +210,34 @@ def test_a_connection_that_never_sends_a_byte_is_closed_by_the_server(server):
     """After the keep-alive timeout (5 s) the server closes it: idle connections cannot pile up."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
         assert s.recv(1) == b""
+
+
+def test_a_lan_address_allowed_is_answered_and_other_names_are_not():
+    """--host 0.0.0.0 --allow-host 192.168.1.20: a browser on the LAN sends that Host and Origin."""
+    import threading
+
+    session = Session("cabo", {"num_players": 2, "episode": "round"}, ["random"], seed=1, pace=0)
+    session.new_game()
+    server = Server(session, "0.0.0.0", 0, ["192.168.1.20"])
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        lan = f"192.168.1.20:{server.port}"
+        assert request(server, "GET", "/api/state", headers={"Host": lan, "Origin": f"http://{lan}"})[0] == 200
+        assert request(server, "GET", "/api/state", headers={"Host": f"10.0.0.9:{server.port}"})[0] == 403
+        assert request(server, "GET", "/api/state", headers={"Host": lan, "Origin": "http://10.0.0.9"})[0] == 403
+    finally:
+        server.stop()
+        thread.join()
+
+
+def test_at_a_table_of_several_people_a_new_game_waits_for_the_end_of_the_one_played():
+    session = Session("cabo", {"num_players": 2, "episode": "round"}, [], seats=(0, 1), seed=1, pace=0)
+    session.new_game()
+    with pytest.raises(ValueError, match="still being played"):
+        session.new_game(game=1)
+    while not session.over():
+        seat = int(session.game.current_player[0])
+        session.move(session.state(viewer=seat)["moves"][0]["action"], seat, session.turn)
+    session.new_game(game=1)
+    assert session.games_played == 2 and not session.over()
