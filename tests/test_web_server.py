@@ -105,7 +105,8 @@ def test_a_spectator_reads_but_cannot_play(server):
 
 
 @pytest.mark.parametrize("data", [b"GARBAGE\r\n\r\n", b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n",
-                                  b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: " + b"b" * 70_000 + b"\r\n\r\n",
+                                  b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: " + b"b" * 70_000
+                                  + b"\r\n\r\n",
                                   b"BREW / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n",
                                   b"GET /nowhere HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"],
                          ids=["garbage", "long line", "long header", "unknown method", "not found"])
