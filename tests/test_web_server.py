@@ -242,3 +242,14 @@ def test_at_a_table_of_several_people_a_new_game_waits_for_the_end_of_the_one_pl
         session.move(session.state(viewer=seat)["moves"][0]["action"], seat, session.turn)
     session.new_game(game=1)
     assert session.games_played == 2 and not session.over()
+
+
+def test_serve_without_the_web_extra_says_the_one_line_to_run():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['starlette'] = None\n"
+            "from quando_env.cli import main; sys.exit(main(['serve', '--game', 'cabo', '--players', '2']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.splitlines() == [
+        'error: serve needs starlette, which the web extra installs: pip install "quando_env[web]"']

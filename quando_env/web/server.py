@@ -102,7 +102,7 @@ class Server:
         self.viewers[secrets.token_urlsafe(24)] = None
         host = "0.0.0.0" if host == "" else host
         self.socket = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
-                                           backlog=BACKLOG)
+                                           backlog=BACKLOG, dualstack_ipv6=host == "::")
         self.port = self.socket.getsockname()[1]
         self.server_address = (host, self.port)
         names = list(allow_hosts) + ([] if host in EVERYWHERE else [host])
