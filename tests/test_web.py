@@ -13,7 +13,7 @@ from quando_env.cli import main, parse_args
 from quando_env.registry import game_module
 from quando_env.web import session as session_module
 from quando_env.web.replay_page import html_page, replay_data
-from quando_env.web.session import Session, round_end_view
+from quando_env.web.session import Session, hint, round_end_view
 from quando_env.svg import svg
 from quando_env.tableview import common_view
 from web_helpers import PLAYERS, request, served, token_of
@@ -73,9 +73,11 @@ def what_the_viewer_may_know(session, viewer) -> tuple[set, set, dict]:
         pictures.add(svg(view_of(g, viewer)))
         if k < len(record["actions"]) and int(g.current_player[0]) == viewer:
             legal = [int(a) for a in np.flatnonzero(g.legal_action_mask[0])]
+            hints = (hint(session.hinters[viewer], {"observation": g.observe()[0], "action_mask":
+                                                    g.legal_action_mask[0]}) if session.hinters else {})
             for a in legal:
                 name, detail = narrator.move(a)[:2] if narrated else (g.move_name(0, a), "")
-                moves.setdefault(a, set()).add((name, detail))
+                moves.setdefault(a, set()).add((name, detail, hints.get(a)))
             texts.update(narrator.flush() if narrated else [f"You: {g.move_name(0, record['actions'][k])}."])
 
     def each(k, p, a, g):
@@ -109,8 +111,8 @@ def check_told(answers, session, viewer="seat") -> None:
                 assert line in texts or re.fullmatch(r".*, \d players\. (You are player_\d; the others|You watch): .*",
                                                      line) or line == "A new round is dealt.", line
         for move in state["moves"]:
-            assert set(move) == {"action", "name", "detail"}
-            assert (move["name"], move["detail"]) in moves.get(move["action"], ()), move
+            assert set(move) == {"action", "name", "detail"} | ({"p"} if session.hinters else set())
+            assert (move["name"], move["detail"], move.get("p")) in moves.get(move["action"], ()), move
         assert state["result"] in (None, session.result[viewer])
     assert answers[-1]["over"] and f"seed was {session.seed}" in answers[-1]["result"]
 
@@ -133,6 +135,28 @@ def test_two_people_at_one_table_are_each_sent_only_their_seats_view(game):
         for viewer in server.session.viewers:
             check_told(answers[viewer], server.session, viewer)
         assert all(len(answers[v]) >= 2 for v in answers)
+
+
+@pytest.mark.parametrize("leak", [None, "other seat"])
+def test_the_hints_are_a_learned_agents_probabilities_from_the_seats_own_observation(monkeypatch, leak):
+    """--hints learned at a 4-player table: each move's probability, against the model's scores of the seat's
+    own observation; hints from another seat's observation fail the check."""
+    if leak:        # the hints of the next seat's observation
+        told, publish, tables = session_module.hint, Session._publish, []
+        monkeypatch.setattr(Session, "_publish", lambda self: (tables.append(self), publish(self)))
+        monkeypatch.setattr(session_module, "hint", lambda agent, obs: told(agent, {**obs, "observation": tables[
+            -1].env.observe(f"player_{(int(tables[-1].game.current_player[0]) + 1) % 4}")["observation"]}))
+    with served("cabo", seat=0, seed=SEED, players=4, hints="learned") as server:
+        session = server.session
+        answers = play_over_http(server, seed=2)
+        assert all("p" in m for state in answers[0] for m in state["moves"])
+        assert any(state["moves"] for state in answers[0])
+        if leak:
+            with pytest.raises(AssertionError):
+                check_told(answers[0], session)
+        else:
+            check_told(answers[0], session)
+            check_told(answers[None], session, None)
 
 
 @pytest.mark.parametrize("seat", [0, 1])

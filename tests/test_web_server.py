@@ -155,7 +155,9 @@ def test_loopback_is_loopback_in_ipv4_and_ipv6():
                                            (["--host", ""], "--allow-host NAME"),
                                            (["--allow-host", "a b"], "is not a host name"),
                                            (["--humans", "3"], "argument --humans"),
-                                           (["--seat", "1", "--humans", "2"], "argument --humans")])
+                                           (["--seat", "1", "--humans", "2"], "argument --humans"),
+                                           (["--hints", "no-such-agent"], "argument --hints"),
+                                           (["--hints", "learned,learned"], "argument --hints")])
 def test_serve_refuses_hosts_and_seats_that_cannot_work(argv, message, capsys):
     with pytest.raises(SystemExit):
         parse_args(["serve", "--game", "cabo", "--players", "2", *argv])
@@ -253,3 +255,9 @@ def test_serve_without_the_web_extra_says_the_one_line_to_run():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.splitlines() == [
         'error: serve needs starlette, which the web extra installs: pip install "quando_env[web]"']
+
+
+def test_hints_from_an_agent_without_move_scores_are_refused_before_serving(monkeypatch, capsys):
+    monkeypatch.setattr(Server, "run", lambda self: pytest.fail("served"))
+    assert main(["serve", "--game", "cabo", "--players", "2", "--port", "0", "--hints", "random"]) == 2
+    assert "--hints random: this agent gives no move scores" in capsys.readouterr().err

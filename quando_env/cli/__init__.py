@@ -70,6 +70,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "SEAT+HUMANS-1, each from their own address (the other seats are agents)")
     w.add_argument("--seat", type=argtypes.int_in(0), default=0, help="the (first) person's seat (0..players-1; the "
                    "game's narration is told at seat 0 only)")
+    w.add_argument("--hints", default=None, metavar="AGENT", help="show beside your moves the probabilities a "
+                   "learned agent gives them from your seat's observation: learned (the game's shipped model, for 4 "
+                   "players) or learned:PATH")
     w.add_argument("--seed", type=argtypes.seed, default=None, help="the first game's seed, 0..2^63-1 (default: "
                    "a random one); each later game takes a random one; a game's seed is told once it is over")
     w.add_argument("--pace", type=argtypes.float_in(0.0, 10.0), default=0.6, help="seconds between the agents' "
@@ -97,6 +100,13 @@ def parse_args(argv=None) -> argparse.Namespace:
             sub_parser.error(f"argument --opponents: {e}")
     if args.command == "serve":
         check_serve(w, args)
+        if args.hints is not None:
+            from ..opponents import PlayError, check_opponents
+
+            try:        # one agent name, checked as an opponent's
+                check_opponents(args.hints, args.players, args.game, humans=args.players - 1)
+            except PlayError as e:
+                w.error(f"argument --hints: {e}")
     return args
 
 

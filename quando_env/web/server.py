@@ -297,7 +297,8 @@ def serve(args, say=print) -> int:
     options = {"num_players": n, "episode": args.episode, **rule_options(args)}
     seats = range(args.seat, args.seat + humans)
     session = Session(args.game, options, opponent_names(args.opponents, n, humans), seats, args.seed, args.pace,
-                      on_over=lambda k, seed: say(f"Game {k} is over; its seed was {seed}.", flush=True))
+                      on_over=lambda k, seed: say(f"Game {k} is over; its seed was {seed}.", flush=True),
+                      hints=args.hints)
     try:
         session.new_game()
     except PlayError as e:

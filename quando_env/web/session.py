@@ -57,15 +57,27 @@ def round_end_view(game, before, action: int, viewer):
     return seat_view(shadow, viewer)
 
 
+def hint(agent, obs) -> dict:
+    """{legal action: probability, rounded to 0.001} of an agent's move scores for one observation (its own
+    seat's) and mask: the softmax over the legal moves."""
+    mask = np.asarray(obs["action_mask"], bool)
+    scores = agent.scores(np.asarray(obs["observation"])[None], mask[None])[0]
+    e = np.exp(scores[mask] - scores[mask].max())
+    return {int(a): round(float(q), 3) for a, q in zip(np.flatnonzero(mask), e / e.sum())}
+
+
 class Session:
     """People at `seats` against `opponents` (agent names for the other seats, in seat order) in game `name`
     with `options` (num_players, edition, episode ...). `seed`: the first game's seed (None: a random one);
     each later game takes a new random one, so a seed told at a game's end says nothing of the next.
-    `on_over(number, seed)` is called as a game ends (the server prints the seed there)."""
+    `on_over(number, seed)` is called as a game ends (the server prints the seed there). `hints`: an agent
+    name with move scores (learned, learned:PATH) whose probabilities for a person's legal moves, from that
+    person's own observation, go with the moves (key "p")."""
 
     def __init__(self, name: str, options: dict, opponents: list[str], seats=(0,), seed: int | None = None,
-                 pace: float = 0.6, on_over=None):
+                 pace: float = 0.6, on_over=None, hints: str | None = None):
         self.name, self.options, self.pace, self.on_over = name, dict(options), float(pace), on_over
+        self.hints, self.hinters = hints, {}
         self.env = game_module(name).raw_env(**self.options)
         self.game = self.env.game
         n = self.game.num_players
@@ -111,6 +123,10 @@ class Session:
         seeds = np.random.SeedSequence(seed).spawn(n)
         agents = {p: make_opponent(self.names[i], p, int(seeds[p].generate_state(1)[0]), game, self.options)
                   for i, p in enumerate(others)}
+        if self.hints and not self.hinters:
+            self.hinters = {s: make_opponent(self.hints, s, 0, game, self.options) for s in self.seats}
+            if not all(callable(getattr(h, "scores", None)) for h in self.hinters.values()):
+                raise PlayError(f"--hints {self.hints}: this agent gives no move scores (learned and learned:PATH do)")
         self.agents, self.seed = agents, seed
         self.games_played += 1
         self.turn += 1
@@ -222,11 +238,13 @@ class Session:
         moves = {}
         p = int(self.game.current_player[0])
         if not self.over() and p in self.seats:
-            mask = self._mask()["action_mask"]
-            for a in (int(x) for x in np.flatnonzero(mask)):
+            obs = self._mask()
+            hints = hint(self.hinters[p], obs) if p in self.hinters else None
+            for a in (int(x) for x in np.flatnonzero(obs["action_mask"])):
                 name, detail = (self.narrator.move(a)[:2] if self.narrator and p == 0
                                 else (self.game.move_name(0, a), ""))
-                moves.setdefault(p, []).append({"action": a, "name": name, "detail": detail})
+                moves.setdefault(p, []).append({"action": a, "name": name, "detail": detail,
+                                                **({"p": hints[a]} if hints is not None else {})})
         self.snapshot = {"title": self._title(), "game": self.games_played, "turn": self.turn, "over": self.over(),
                          "result": self.result, "moves": moves, "events": self.events,
                          "next": {v: len(self.events[v]) for v in self.viewers}}

@@ -80,6 +80,13 @@
         small.textContent = ` (${move.detail})`;
         button.appendChild(small);
       }
+      if (move.p !== undefined) {      // --hints: the learned agent's probability of this move
+        const hint = document.createElement("span");
+        hint.className = "hint";
+        hint.textContent = `${Math.round(move.p * 100)}%`;
+        hint.style.setProperty("--p", String(move.p));
+        button.appendChild(hint);
+      }
       button.addEventListener("click", () => play(move.action));
       $("moves").appendChild(button);
     }
