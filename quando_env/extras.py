@@ -5,6 +5,7 @@ from contextlib import contextmanager
 MODULES = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib", "openskill"),
     "render": ("pygame", "moviepy"),
+    "web": ("starlette", "uvicorn"),
 }
 
 

@@ -1,5 +1,5 @@
 """A table's frame and colours, one set for both drawings of a TableView: pygame pictures (quando_env.picture)
-and SVG (quando_env.web.svg)."""
+and SVG (quando_env.svg)."""
 
 FRAME_WIDTH, FRAME_HEIGHT = 960, 640
 MARGIN, GAP = 10, 6

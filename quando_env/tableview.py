@@ -59,8 +59,8 @@ class TableView:
     legend: str = ""
 
     def _repr_svg_(self) -> str:
-        """The view as SVG (quando_env.web.svg): how notebooks display it."""
-        from .web.svg import svg
+        """The view as SVG (quando_env.svg): how notebooks display it."""
+        from .svg import svg
 
         return svg(self)
 
@@ -97,3 +97,37 @@ def pile_zone(name: str, pile, card, shown: int = 6) -> Zone:
     """A pile as a Zone: `pile` its cards bottom first, `card(c)` how one card shows; the top `shown` cards,
     top first, and the pile's size."""
     return Zone(name, tuple(card(int(c)) for c in pile[::-1][:shown]), count=len(pile))
+
+
+def common_view(views) -> TableView:
+    """What every one of `views` (one per seat, of the same table) shows: each face, count, note part and line
+    that all of them show alike, the rest hidden (a spectator's view: no player learns anything from it)."""
+    first = views[0]
+    seats = tuple(_common_zone(zones) for zones in zip(*(v.seats for v in views)))
+    table = tuple(_common_zone(zones) for zones in zip(*(v.table for v in views)))
+    title = first.title.rpartition(", view of ")[0] or first.title
+    return TableView(title + ", what every player sees", seats, table, _alike([v.status for v in views], ""),
+                     tuple(line for line in first.lines if all(line in v.lines for v in views)), first.legend)
+
+
+def _alike(values, otherwise):
+    return values[0] if all(v == values[0] for v in values) else otherwise
+
+
+def _common_zone(zones) -> Zone:
+    parts = [z.note.split(" · ") for z in zones]
+    cards = zip(*(z.cards for z in zones)) if len({len(z.cards) for z in zones}) == 1 else ()
+    return Zone(_alike([z.label.removesuffix(" (you)") for z in zones], ""), tuple(map(_common_card, cards)),
+                _alike([z.count for z in zones], None), " · ".join(p for p in parts[0] if all(p in q for q in parts)),
+                _alike([z.to_move for z in zones], False))
+
+
+def _common_card(cards) -> Card | None:
+    if any(c is None for c in cards):
+        return None if all(c is None for c in cards) else FACE_DOWN
+    if len({len(c.faces) for c in cards}) > 1:
+        return FACE_DOWN
+    faces = tuple(f if all(c.faces[i] == f for c in cards) else None for i, f in enumerate(cards[0].faces))
+    if faces.count(None) == len(faces):
+        return Card(faces)
+    return Card(faces, _alike([c.ink for c in cards], "black"), _alike([c.corner for c in cards], ""))

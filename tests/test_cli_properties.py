@@ -167,7 +167,7 @@ def test_demo_and_play_command_lines_parse_into_valid_runs_or_exit_2_naming_the_
         assert args.seed is None or 0 <= args.seed <= SEED_MAX
         assert args.record is None or writable_file(args.record)
         if args.command == "play":
-            from quando_env.cli.play import check_opponents
+            from quando_env.opponents import check_opponents
             assert len(check_opponents(args.opponents, args.players, args.game)) == args.players - 1
     prop()
 

@@ -910,7 +910,7 @@ def test_a_learned_agent_refuses_a_game_with_other_rules_than_it_was_trained_wit
 
 
 def test_terminal_play_builds_learned_opponents_for_its_player_count(shipped):
-    from quando_env.cli.play import PlayError, make_opponent
+    from quando_env.opponents import PlayError, make_opponent
 
     game = game_class("help")(1, seed=0, num_players=3)
     with pytest.raises(PlayError, match="cannot play game 'help' for 3 players with observations of length"):

@@ -224,7 +224,7 @@ def test_a_plugin_whose_constructor_fails_is_one_line_exit_2(tmp_path, capsys):
 
 @pytest.mark.parametrize("kind", ["dangling", "loop", "device", "proc", "folder"])
 def test_output_paths_that_cannot_take_a_file_are_refused_before_any_game(tmp_path, kind):
-    from quando_env.cli import argtypes
+    from quando_env import argtypes
     path = tmp_path / "out.json"
     if kind == "dangling":
         path.symlink_to(tmp_path / "nowhere" / "x.json")

@@ -13,114 +13,189 @@ from quando_env.cli import main, parse_args
 from quando_env.registry import game_module
 from quando_env.web import session as session_module
 from quando_env.web.replay_page import html_page, replay_data
-from quando_env.web.session import Session, round_end_view
-from quando_env.web.svg import svg
-from web_helpers import PLAYERS, request, served
+from quando_env.web.session import Session, hint, round_end_view
+from quando_env.svg import svg
+from quando_env.tableview import common_view
+from web_helpers import PLAYERS, request, served, token_of
 
 GAMES = sorted(PLAYERS)
 DATA = Path(__file__).parent / "data"
-KEYS = {"title", "seat", "events", "next", "moves", "over", "result", "pace"}
+KEYS = {"title", "seat", "game", "turn", "events", "next", "moves", "over", "result", "pace"}
+SEED = 7_406_113_029    # a seed no picture or line holds by chance: nothing before a game's end may contain it
 
 
 # ---------------------------------------------------------------- what a seat is sent
-def play_over_http(server, seed: int) -> list:
-    """A whole game played through the API with random legal moves; every response."""
+def play_over_http(server, seed: int) -> dict:
+    """A whole game played through the API with random legal moves by every person's page, each page (the
+    spectators' too) reading the state after every move; every response, by viewer."""
     rng = np.random.default_rng(seed)
-    status, state = request(server, "GET", "/api/state")
-    answers = [state]
-    while not state["over"]:
+    tokens = {v: token_of(server, v) for v in server.session.viewers}
+    answers = {v: [request(server, "GET", "/api/state", token=t)[1]] for v, t in tokens.items()}
+    while not answers[server.session.seat][-1]["over"]:
+        seat = next(v for v in answers if answers[v][-1]["moves"])
+        state = answers[seat][-1]
+        move = int(rng.choice(state["moves"])["action"])
+        status, state = request(server, "POST", "/api/move", {"action": move, "turn": state["turn"]},
+                                token=tokens[seat])
         assert status == 200, state
-        status, state = request(server, "POST", "/api/move", {"action": int(rng.choice(state["moves"])["action"])})
-        answers.append(state)
+        answers[seat].append(state)
+        for v, t in tokens.items():
+            status, state = request(server, "GET", f"/api/state?since={answers[v][-1]['next']}", token=t)
+            assert status == 200, state
+            answers[v].append(state)
     return answers
 
 
-def what_the_seat_may_know(session) -> tuple[set, set, dict]:
-    """(pictures, texts, legal moves) the person's seat may be shown in the game just played, found by
-    replaying its record: the seat's view at every position, the narration (the game's narrator at seat 0;
-    elsewhere own moves, who decided, step notes and round results), the person's legal moves when deciding."""
+def view_of(g, viewer):
+    """The view the viewer may be shown (written out here, not taken from the session)."""
+    if viewer is None:
+        return common_view([g.table_view(0, s) for s in range(g.num_players)])
+    return g.table_view(0, viewer)
+
+
+def what_the_viewer_may_know(session, viewer) -> tuple[set, set, dict]:
+    """(pictures, texts, legal moves) `viewer` (a person's seat, None: a spectator) may be shown in the game
+    just played, found by replaying its record: the viewer's view at every position, the narration (the game's
+    narrator at seat 0; elsewhere own moves, who decided, step notes and round results), the seat's legal
+    moves when deciding."""
     record = session.env.game_record()
-    seat, labels = session.seat, session.labels
-    pictures, texts, moves = set(), {session.result}, {}
+    labels = [("you" if p == 0 else session.kind[p]) for p in range(session.game.num_players)]
+    narrated = viewer == 0 and session.narrator is not None
+    pictures, texts, moves = set(), {session.result[viewer]}, {}
     narrator, before = None, None
 
     def position(k, g):
         nonlocal narrator, before
-        if narrator is None and seat == 0:
+        if narrator is None and narrated:
             narrator = g.narrator(labels)
             texts.update(narrator.intro())
         before = g.states.copy()
-        pictures.add(svg(g.table_view(0, seat)))
-        if k < len(record["actions"]) and int(g.current_player[0]) == seat:
+        pictures.add(svg(view_of(g, viewer)))
+        if k < len(record["actions"]) and int(g.current_player[0]) == viewer:
             legal = [int(a) for a in np.flatnonzero(g.legal_action_mask[0])]
+            hints = (hint(session.hinters[viewer], {"observation": g.observe()[0], "action_mask":
+                                                    g.legal_action_mask[0]}) if session.hinters else {})
             for a in legal:
-                name, detail = narrator.move(a)[:2] if narrator else (g.move_name(0, a), "")
-                moves.setdefault(a, set()).add((name, detail))
-            texts.update(narrator.flush() if narrator else [f"You: {g.move_name(0, record['actions'][k])}."])
+                name, detail = narrator.move(a)[:2] if narrated else (g.move_name(0, a), "")
+                moves.setdefault(a, set()).add((name, detail, hints.get(a)))
+            texts.update(narrator.flush() if narrated else [f"You: {g.move_name(0, record['actions'][k])}."])
 
     def each(k, p, a, g):
         if g.round_over[0] and not (g.game_over[0] or g.truncated[0]):
-            pictures.add(svg(round_end_view(g, before, a, seat)))    # checked by the test of reveals below
-        if narrator:
+            pictures.add(svg(round_end_view(g, before, a, viewer)))    # checked by the test of reveals below
+        if narrated:
             texts.update(narrator.told(before, a))
         else:
             texts.update([f"player_{p} decided.", *g.step_notes(0, before[0]),
                           f"Round over: points {g.round_points[0].tolist()}, totals {g.totals[0].tolist()}."])
     rec.verify(record, each, position)
-    texts.update(narrator.flush() if narrator else [])
+    texts.update(narrator.flush() if narrated else [])
     return pictures, texts, moves
 
 
-def check_told(answers, session) -> None:
-    """Every field of every answer is one the seat may be shown (AssertionError naming the first that is not)."""
-    pictures, texts, moves = what_the_seat_may_know(session)
+def check_told(answers, session, viewer="seat") -> None:
+    """Every field of every answer is one `viewer` may be shown, and nothing before the game's end holds its
+    seed (AssertionError naming the first that is not)."""
+    viewer = session.seat if viewer == "seat" else viewer
+    pictures, texts, moves = what_the_viewer_may_know(session, viewer)
     for state in answers:
         assert set(state) == KEYS
-        assert state["seat"] == session.seat and isinstance(state["over"], bool)
+        assert state["seat"] == viewer and isinstance(state["over"], bool)
         assert state["title"] in (session.narrator.title() if session.narrator else session.name,)
+        if not state["over"]:
+            assert str(session.seed) not in json.dumps(state), "the seed before the game's end"
         for event in state["events"]:
             assert set(event) == {"svg", "lines", "reveal"}
-            assert event["svg"] in pictures, "a picture the seat never saw"
+            assert event["svg"] in pictures, "a picture the viewer never saw"
             for line in event["lines"]:
-                assert line in texts or re.fullmatch(r".*, \d players, seed \d+\. You are player_\d; opponents: .*",
+                assert line in texts or re.fullmatch(r".*, \d players\. (You are player_\d; the others|You watch): .*",
                                                      line) or line == "A new round is dealt.", line
         for move in state["moves"]:
-            assert set(move) == {"action", "name", "detail"}
-            assert (move["name"], move["detail"]) in moves.get(move["action"], ()), move
-        assert state["result"] in (None, session.result)
+            assert set(move) == {"action", "name", "detail"} | ({"p"} if session.hinters else set())
+            assert (move["name"], move["detail"], move.get("p")) in moves.get(move["action"], ()), move
+        assert state["result"] in (None, session.result[viewer])
+    assert answers[-1]["over"] and f"seed was {session.seed}" in answers[-1]["result"]
 
 
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("seat", [0, 1])
 def test_every_response_of_a_whole_game_holds_only_what_the_seat_may_know(game, seat):
-    with served(game, seat=seat, seed=3 + seat) as server:
+    with served(game, seat=seat, seed=SEED + seat) as server:
         answers = play_over_http(server, seed=seat)
-        check_told(answers, server.session)
-    assert answers[-1]["over"] and answers[-1]["result"]
+        for viewer in server.session.viewers:
+            check_told(answers[viewer], server.session, viewer)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_two_people_at_one_table_are_each_sent_only_their_seats_view(game):
+    """Every answer to each person's page, and to the spectators', against what that viewer may know."""
+    with served(game, seed=SEED, humans=2) as server:
+        answers = play_over_http(server, seed=5)
+        assert server.session.seats == (0, 1) and len(answers) == 3
+        for viewer in server.session.viewers:
+            check_told(answers[viewer], server.session, viewer)
+        assert all(len(answers[v]) >= 2 for v in answers)
+
+
+@pytest.mark.parametrize("leak", [None, "other seat"])
+def test_the_hints_are_a_learned_agents_probabilities_from_the_seats_own_observation(monkeypatch, leak):
+    """--hints learned at a 4-player table: each move's probability, against the model's scores of the seat's
+    own observation; hints from another seat's observation fail the check."""
+    if leak:        # the hints of the next seat's observation
+        told, publish, tables = session_module.hint, Session._publish, []
+        monkeypatch.setattr(Session, "_publish", lambda self: (tables.append(self), publish(self)))
+        monkeypatch.setattr(session_module, "hint", lambda agent, obs: told(agent, {**obs, "observation": tables[
+            -1].env.observe(f"player_{(int(tables[-1].game.current_player[0]) + 1) % 4}")["observation"]}))
+    with served("cabo", seat=0, seed=SEED, players=4, hints="learned") as server:
+        session = server.session
+        answers = play_over_http(server, seed=2)
+        assert all("p" in m for state in answers[0] for m in state["moves"])
+        assert any(state["moves"] for state in answers[0])
+        if leak:
+            with pytest.raises(AssertionError):
+                check_told(answers[0], session)
+        else:
+            check_told(answers[0], session)
+            check_told(answers[None], session, None)
 
 
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_whole_game_of_rounds_with_reveals_between_them_holds_only_what_the_seat_may_know(seat):
-    with served("cabo", seat=seat, seed=9, episode="game") as server:
+    with served("cabo", seat=seat, seed=SEED + 1, episode="game") as server:
         answers = play_over_http(server, seed=seat)
-        check_told(answers, server.session)
+        check_told(answers[seat], server.session)
+        check_told(answers[None], server.session, None)
         rounds = int(server.session.game.states[0]["round"])
-    reveals = [e for state in answers for e in state["events"] if e["reveal"]]
+    reveals = [e for state in answers[seat] for e in state["events"] if e["reveal"]]
     assert rounds >= 2 and len(reveals) == rounds - 1
 
 
-@pytest.mark.parametrize("leak", ["picture", "line"])
-def test_a_planted_leak_fails_the_check(monkeypatch, leak):
+def plant(monkeypatch, leak: str) -> None:
+    """A leak of the kind named, planted in the session."""
+    told = Session._event
     if leak == "picture":
-        monkeypatch.setattr(session_module, "seat_view", lambda game, seat: game.table_view(0, None))
-    else:
-        told = Session._event
-        monkeypatch.setattr(Session, "_event", lambda self, view, lines, reveal=False: told(
-            self, view, [*lines, self.game.render_text(0)], reveal))
-    with served("cabo", seat=0, seed=3) as server:
+        monkeypatch.setattr(session_module, "seat_view", lambda game, viewer: game.table_view(0, None))
+    elif leak == "line":
+        monkeypatch.setattr(Session, "_event", lambda self, viewer, view, lines, reveal=False: told(
+            self, viewer, view, [*lines, self.game.render_text(0)], reveal))
+    elif leak == "seed":       # the narration's first line names the seed, as it once did
+        monkeypatch.setattr(Session, "_event", lambda self, viewer, view, lines, reveal=False: told(
+            self, viewer, view, [f"seed {self.seed}", *lines], reveal))
+    elif leak == "other seat":     # a person is sent the other person's view
+        monkeypatch.setattr(session_module, "seat_view", lambda game, viewer: game.table_view(
+            0, None if viewer is None else 1 - viewer))
+    else:                      # the spectators are sent seat 0's view
+        monkeypatch.setattr(session_module, "seat_view", lambda game, viewer: game.table_view(0, viewer or 0))
+
+
+@pytest.mark.parametrize("leak", ["picture", "line", "seed", "other seat", "spectator"])
+def test_a_planted_leak_fails_the_check(monkeypatch, leak):
+    plant(monkeypatch, leak)
+    with served("cabo", seat=0, seed=SEED, humans=2) as server:
         answers = play_over_http(server, seed=0)
+        viewer = None if leak == "spectator" else 1
         with pytest.raises(AssertionError):
-            check_told(answers, server.session)
+            check_told(answers[viewer], server.session, viewer)
 
 
 def test_a_round_end_shows_what_the_rules_reveal():
@@ -154,8 +229,8 @@ def server():
 def test_the_page_and_state_are_served_to_the_printed_address(server):
     status, page = request(server, "GET", "/", token=False)
     assert status == 200 and 'data-new-game' in page and "<script src=\"/play.js\">" in page
-    assert server.url.startswith(f"http://127.0.0.1:{server.server_address[1]}/?token=")
-    assert server.url.endswith(server.token) and len(server.token) >= 32
+    assert server.url().startswith(f"http://127.0.0.1:{server.server_address[1]}/?token=")
+    assert server.url().endswith(server.token) and len(server.token) >= 32
     status, state = request(server, "GET", "/api/state", headers={"Host": f"localhost:{server.server_address[1]}"})
     assert status == 200 and set(state) == KEYS
 
@@ -208,9 +283,12 @@ def test_bodies_and_uploads_are_size_capped(server):
 
 
 @pytest.mark.parametrize("body", [{"action": 10**6}, {"action": True}, {"action": "0"}, {"action": 1.0}, {},
-                                  {"action": -1}, [0], b"not json"])
+                                  {"action": -1}, [0], b"not json", {"turn": None}, {"turn": "1"},
+                                  pytest.param(b"[" * 2000 + b"]" * 2000, id="nested")])
 def test_a_bad_move_is_refused_and_changes_nothing(server, body):
     before = server.session.state()
+    if isinstance(body, dict) and "turn" not in body:
+        body = {**body, "turn": before["turn"]}
     status, answer = request(server, "POST", "/api/move", body)
     assert status == 400 and answer["error"] and server.session.state() == before
 
@@ -241,15 +319,18 @@ def test_serve_prints_its_address_and_warns_off_loopback(monkeypatch, capsys):
 
     def stop(self):
         raise KeyboardInterrupt
-    monkeypatch.setattr(Server, "serve_forever", stop)
+    monkeypatch.setattr(Server, "run", stop)
     common = ["serve", "--game", "cabo", "--players", "2", "--opponents", "random", "--port", "0", "--pace", "0",
               "--seed", "4", "--episode", "round"]
     assert main(common) == 0
     out, err = capsys.readouterr()
     assert re.search(r"^Open http://127\.0\.0\.1:\d+/\?token=[\w-]{32} ", out, re.M) and "warning" not in err
-    assert main([*common, "--host", "127.0.0.2"]) == 0
+    assert main([*common, "--host", "127.0.0.2"]) == 0          # loopback too: no warning
     out, err = capsys.readouterr()
-    assert "http://127.0.0.2:" in out and "warning: serving on 127.0.0.2" in err
+    assert "http://127.0.0.2:" in out and "warning" not in err
+    assert main([*common, "--host", "0.0.0.0", "--allow-host", "192.168.1.20"]) == 0
+    out, err = capsys.readouterr()
+    assert "Open http://192.168.1.20:" in out and "warning: serving on 0.0.0.0" in err and "192.168.1.20" in err
 
 
 def test_serve_on_a_taken_port_says_so(capsys):
@@ -286,6 +367,8 @@ def test_replay_html_writes_one_page_with_no_network(tmp_path, capsys):
     assert "proven" in capsys.readouterr().out
     page = out.read_text()
     assert "default-src 'none'" in page and "window.qeReplay" in page and "data-replay-next" in page
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)[1]
+    assert "unsafe-inline" not in csp and csp.count("'sha256-") == 3       # the data, the script, the style
     assert not re.search(r"""(src|href)=|https?://(?!www\.w3\.org/2000/svg)""", page.split("window.QE_REPLAY")[1])
     data = json.loads(page.split("window.QE_REPLAY = ")[1].split(";</script>")[0])
     assert data == replay_data(json.loads((DATA / "help_record_v2.json").read_text()))
@@ -332,3 +415,16 @@ def test_a_table_view_displays_itself_as_svg():
     odd = TableView("<script>&", (Zone("a <b>", (Card(("<i>",)), Card(), None)),), (), "s")
     root = ET.fromstring(odd._repr_svg_())       # escaped: still one well-formed SVG
     assert "<script>&" in "".join(root.itertext()) and root.find(".//{http://www.w3.org/2000/svg}script") is None
+
+
+def test_the_web_package_and_the_command_line_stand_side_by_side():
+    """What both use (argument checks, the opponents, the SVG of a table) lives below them: no module of
+    quando_env.web imports quando_env.cli, and the contract's table view imports neither."""
+    from test_import_cycles import import_graph
+
+    graph = import_graph()
+    for name, imports in graph.items():
+        if name.startswith("quando_env.web") or name == "quando_env.tableview":
+            assert not any(m.startswith("quando_env.cli") for m in imports), name
+        if name == "quando_env.tableview":
+            assert not any(m.startswith("quando_env.web") for m in imports), name

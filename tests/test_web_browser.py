@@ -20,6 +20,7 @@ from web_helpers import served
 
 DATA = Path(__file__).parent / "data"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+PASS_OFFERED = "return [...document.querySelectorAll('[data-action]')].some((b) => b.textContent === 'pass')"
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,9 @@ def browser():
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1000,1100", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--disable-default-apps"):
+                "--disable-component-update", "--disable-sync", "--disable-default-apps",
+                "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                "--disable-backgrounding-occluded-windows"):      # a page in a background tab keeps polling
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -45,13 +48,18 @@ def browser():
     driver.quit()
 
 
-def requests_made(driver) -> list[str]:
-    """The URLs the page asked for since the last call (Chrome's performance log)."""
+def requests_made(driver, answers: list | None = None) -> list[str]:
+    """The URLs the page asked for since the last call (Chrome's performance log); `answers` gets the body of
+    every answer to the game's API, as the page received it."""
     urls = []
     for entry in driver.get_log("performance"):
         message = json.loads(entry["message"])["message"]
         if message["method"] == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
+        if answers is not None and message["method"] == "Network.responseReceived" and \
+                "/api/" in message["params"]["response"]["url"]:
+            answers.append(driver.execute_cdp_cmd("Network.getResponseBody",
+                                                  {"requestId": message["params"]["requestId"]})["body"])
     return urls
 
 
@@ -83,14 +91,19 @@ def test_a_whole_game_is_played_by_clicks(browser, game, tmp_path):
     from selenium.webdriver.support.ui import WebDriverWait
 
     rng = np.random.default_rng(0)
-    with served(game, seed=11) as server:
+    seed = 7_406_113_011
+    with served(game, seed=seed) as server:
         requests_made(browser), errors(browser)
-        browser.get(server.url)
+        browser.get(server.url())
+        if game == "cabo":       # Cabo's snap windows pass by themselves: no pass is ever offered
+            wait_for(browser, "#auto-pass-label:not([hidden])")[0].click()
+            WebDriverWait(browser, 30).until(lambda d: not d.execute_script(PASS_OFFERED))
         clicks = 0
         while True:
             found = wait_for(browser, "[data-action], [data-game-over]")
             if found[0].get_attribute("data-game-over") is not None:
                 break
+            assert game != "cabo" or not browser.execute_script(PASS_OFFERED)
             if clicks == 2 and game == "quando":
                 screenshot(browser, "browser-play.png", tmp_path)
             button = found[int(rng.integers(len(found)))]
@@ -101,17 +114,64 @@ def test_a_whole_game_is_played_by_clicks(browser, game, tmp_path):
             clicks += 1
             WebDriverWait(browser, 30).until(staleness_of(button))   # the answer redraws the moves
         over = browser.find_element("css selector", "[data-game-over]")
-        assert "Game over" in over.text and server.session.over() and clicks == len(
-            [a for p, a in zip(played_by(server.session), server.session.env.game_record()["actions"]) if p == 0])
+        mine = [a for p, a in zip(played_by(server.session), server.session.env.game_record()["actions"]) if p == 0]
+        passed = [a for a in mine if game == "cabo" and server.session.game.action_name(a) == "pass"]
+        assert "Game over" in over.text and server.session.over() and clicks + len(passed) == len(mine)
+        assert passed or game != "cabo"
         assert "view of player_0" in browser.find_element("css selector", "#table svg title").get_attribute(
             "textContent")
         browser.find_element("css selector", "[data-new-game]").click()
         wait_for(browser, "[data-action]")
         assert not browser.find_elements("css selector", "[data-game-over]") and server.session.games_played == 2
         port = server.server_address[1]
-        urls = requests_made(browser)
+        answers = []
+        urls = requests_made(browser, answers)
+        told = [json.loads(a) for a in answers]
+        assert told and all(str(seed) not in a for a, state in zip(answers, told) if not state["over"])
+        assert any(f"seed was {seed}" in (state["result"] or "") for state in told)
         assert f"http://127.0.0.1:{port}/api/move" in urls and f"http://127.0.0.1:{port}/play.js" in urls
         assert all(u.startswith((f"http://127.0.0.1:{port}/", "data:")) for u in urls)
+    assert errors(browser) == []
+
+
+def test_two_people_play_one_game_together_each_in_their_own_page(browser):
+    """serve --game cabo --players 2 --humans 2: a tab per seat, each clicking its own moves when its turn comes
+    (the other page learns of them by asking the server), to the game's end in both."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.expected_conditions import staleness_of
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    rng = np.random.default_rng(1)
+    with served("cabo", humans=2, seed=11) as server:
+        requests_made(browser), errors(browser)
+        pages = {0: browser.current_window_handle}
+        browser.get(server.url(0))
+        browser.switch_to.new_window("tab")
+        browser.get(server.url(1))
+        pages[1] = browser.current_window_handle
+        clicks = {0: 0, 1: 0}
+        while not server.session.over():
+            seat = int(server.session.game.current_player[0])
+            browser.switch_to.window(pages[seat])
+            found = wait_for(browser, "[data-action]")
+            button = found[int(rng.integers(len(found)))]
+            try:
+                button.click()
+            except StaleElementReferenceException:
+                continue
+            clicks[seat] += 1
+            WebDriverWait(browser, 30).until(staleness_of(button))
+        for seat, page in pages.items():
+            browser.switch_to.window(page)
+            over = wait_for(browser, "[data-game-over]")[0]
+            assert "Game over" in over.text and f"seed was {server.session.seed}" in over.text
+            title = browser.find_element("css selector", "#table svg title").get_attribute("textContent")
+            assert title.endswith(f"view of player_{seat}")
+        assert clicks[0] and clicks[1] and sum(clicks.values()) == len(server.session.env.game_record()["actions"])
+        urls = requests_made(browser)
+        assert all(u.startswith((f"http://127.0.0.1:{server.port}/", "data:")) for u in urls)
+        browser.close()
+        browser.switch_to.window(pages[0])
     assert errors(browser) == []
 
 
@@ -160,7 +220,7 @@ def test_a_replay_page_steps_through_and_back_from_any_seat(browser, tmp_path):
 def test_a_record_chosen_in_the_served_page_is_replayed(browser):
     with served("cabo") as server:
         requests_made(browser), errors(browser)
-        browser.get(server.url)
+        browser.get(server.url())
         wait_for(browser, "[data-action]")
         browser.find_element("css selector", "#record").send_keys(str(DATA / "help_record_v2.json"))
         forward = wait_for(browser, "[data-replay-next]")[0]

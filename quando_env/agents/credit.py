@@ -235,7 +235,7 @@ def calibration(model: WinModel, totals, rounds, won, bins: int = 10) -> list:
 
 
 def parser() -> argparse.ArgumentParser:
-    from quando_env.cli import argtypes
+    from quando_env import argtypes
 
     p = argparse.ArgumentParser(prog="python -m quando_env.agents.credit", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, choices=game_names())
@@ -250,7 +250,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from quando_env.cli import argtypes
+    from quando_env import argtypes
 
     p = parser()
     args = p.parse_args(argv)

@@ -39,7 +39,7 @@ import numpy as np
 
 from quando_env import rng
 from quando_env.checks import need, printable
-from quando_env.cli import argtypes
+from quando_env import argtypes
 from quando_env.files import replace_file
 from quando_env.registry import game_class, game_names
 

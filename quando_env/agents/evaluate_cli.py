@@ -9,7 +9,7 @@ import time
 from functools import partial
 
 from quando_env.checks import printable, shown
-from quando_env.cli import argtypes
+from quando_env import argtypes
 from quando_env.core import MAX_GAMES as MAX_BATCH
 from quando_env.files import write_text
 from quando_env.registry import game_class, game_names

@@ -60,7 +60,7 @@ import torch
 from torch import nn
 
 from quando_env.checks import as_bool, as_choice, as_int, need, printable, shown, to_int
-from quando_env.cli import argtypes
+from quando_env import argtypes
 from quando_env.files import read_json
 from quando_env.registry import game_class, game_names
 

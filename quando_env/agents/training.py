@@ -20,7 +20,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from quando_env.checks import printable
-from quando_env.cli import argtypes
+from quando_env import argtypes
 from quando_env.files import replace_file, write_text
 from quando_env.registry import game_class, game_names
 

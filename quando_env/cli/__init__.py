@@ -7,8 +7,10 @@ import os
 import sys
 
 from ..checks import printable
+from ..extras import MissingExtra, needs
 from ..registry import game_names
-from . import agent_commands, argtypes
+from .. import argtypes
+from . import agent_commands
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -65,15 +67,23 @@ def parse_args(argv=None) -> argparse.Namespace:
     w.add_argument("--episode", default="game", choices=["game", "round"], help="play a whole game or one round")
     w.add_argument("--opponents", default="heuristic", help="the agents, as play's --opponents (see "
                    "python -m quando_env play --help)")
-    w.add_argument("--seat", type=argtypes.int_in(0), default=0, help="your seat (0..players-1; the game's "
-                   "narration is told at seat 0 only)")
+    w.add_argument("--humans", type=argtypes.positive_int, default=1, help="how many people play, at seats SEAT.."
+                   "SEAT+HUMANS-1, each from their own address (the other seats are agents)")
+    w.add_argument("--seat", type=argtypes.int_in(0), default=0, help="the (first) person's seat (0..players-1; the "
+                   "game's narration is told at seat 0 only)")
+    w.add_argument("--hints", default=None, metavar="AGENT", help="show beside your moves the probabilities a "
+                   "learned agent gives them from your seat's observation: learned (the game's shipped model, for 4 "
+                   "players) or learned:PATH")
     w.add_argument("--seed", type=argtypes.seed, default=None, help="the first game's seed, 0..2^63-1 (default: "
-                   "a random one); each new game takes the next")
+                   "a random one); each later game takes a random one; a game's seed is told once it is over")
     w.add_argument("--pace", type=argtypes.float_in(0.0, 10.0), default=0.6, help="seconds between the agents' "
                    "moves in the page (0: no pause; the page can change it)")
     w.add_argument("--port", type=argtypes.int_in(0, 65535), default=8000, help="0: any free port")
     w.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1, this computer "
-                   "only; any other is announced with a warning)")
+                   "only; 0.0.0.0 or another address serves other computers too, with a warning)")
+    w.add_argument("--allow-host", type=argtypes.host_name, action="append", metavar="NAME", help="a name or "
+                   "address other computers open the server at (this computer's LAN address, say); repeatable; "
+                   "needed with --host 0.0.0.0")
     sub.add_parser("warmup", help="compile every game's numba kernels ahead (30-60 s per game the first time, "
                    "then cached on disk), a line per game with the time taken", allow_abbrev=False)
     for name, what in agent_commands.COMMANDS.items():       # main runs them (their own --help lists options)
@@ -83,15 +93,33 @@ def parse_args(argv=None) -> argparse.Namespace:
         sub_parser = {"demo": d, "play": p, "serve": w}[args.command]
         argtypes.check_game_options(sub_parser, args.game, args.players, args.edition, options=args.option)
     if args.command in ("play", "serve"):
-        from .play import PlayError, check_opponents
+        from ..opponents import PlayError, check_opponents
 
         try:
-            check_opponents(args.opponents, args.players, args.game)
+            check_opponents(args.opponents, args.players, args.game, getattr(args, "humans", 1))
         except PlayError as e:
             sub_parser.error(f"argument --opponents: {e}")
-    if args.command == "serve" and args.seat >= args.players:
-        w.error(f"argument --seat: {args.seat} is not allowed: a seat 0..{args.players - 1}")
+    if args.command == "serve":
+        check_serve(w, args)
+        if args.hints is not None:
+            from ..opponents import PlayError, check_opponents
+
+            try:        # one agent name, checked as an opponent's
+                check_opponents(args.hints, args.players, args.game, humans=args.players - 1)
+            except PlayError as e:
+                w.error(f"argument --hints: {e}")
     return args
+
+
+def check_serve(parser: argparse.ArgumentParser, args) -> None:
+    """serve's options that go together: the people's seats, and the names of a server other computers reach."""
+    if args.seat + args.humans > args.players:
+        option = "--humans" if args.humans > 1 else "--seat"
+        parser.error(f"argument {option}: {args.humans} people from seat {args.seat} need seats up to "
+                     f"{args.seat + args.humans - 1}, and the seats are 0..{args.players - 1}")
+    if args.host in ("0.0.0.0", "::", "") and not args.allow_host:
+        parser.error(f"argument --host: {args.host!r} serves every address of this computer, and other computers "
+                     "reach it by one of them: name it with --allow-host NAME (this computer's LAN address, say)")
 
 
 def main(argv=None) -> int:
@@ -110,7 +138,15 @@ def main(argv=None) -> int:
             from .warmup import warmup
             return warmup()
         if args.command == "serve":
-            from ..web.server import serve
+            from .first_use import notice
+
+            try:
+                with needs("web", "serve"):
+                    from ..web.server import serve
+            except MissingExtra as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 2
+            notice(args.game)
             return serve(args)
         from .play import play
         return play(args)

@@ -5,7 +5,7 @@ from .. import record as rec
 from ..checks import printable
 from ..files import output_target, write_text
 from ..registry import game_module
-from . import argtypes
+from .. import argtypes
 from .first_use import notice
 
 

@@ -19,63 +19,14 @@ import time
 
 import numpy as np
 
-from .. import named_agents
 from ..checks import printable
 from .. import record as rec
 from ..registry import game_module
-from .argtypes import output_file, rule_options
+from ..argtypes import output_file, rule_options
+from ..opponents import PlayError, make_opponent, opponent_names
 from .first_use import notice
 
 HUMAN = 0
-
-
-class PlayError(Exception):
-    """A problem to report to the user in one line (bad option, opponent not available, agent failure)."""
-
-
-class RandomOpponent:
-    """Uniform over the legal moves, from a seeded numpy Generator."""
-
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs, mask) -> int:
-        return int(self.rng.choice(np.flatnonzero(mask)))
-
-
-# ---------------------------------------------------------------- opponents
-def opponent_names(spec: str, n: int) -> list[str]:
-    names = [x.strip() for x in str(spec).split(",")]
-    # a name is case-blind (RANDOM, PPO:PATH); a file or module keeps its case (my_agents.py:MyAgent, MyModule:Agent)
-    names = [key.lower() + sep + arg if key.isalpha() and (key.islower() or key.isupper()) else key + sep + arg
-             for key, sep, arg in (x.partition(":") for x in names)]
-    if any(not x for x in names) or len(names) not in (1, n - 1):
-        raise PlayError(f"{spec!r}: give one name for all {n - 1} opponents or {n - 1} names "
-                        f"separated by commas (names: {named_agents.names_help()})")
-    return names * (n - 1) if len(names) == 1 else names
-
-
-def check_opponents(spec: str, n: int, game: str) -> list[str]:
-    """The opponents' names of --opponents for n players, each checked by the agents package's check_agent
-    (when its module has one) without building anything; PlayError for a bad one."""
-    names = opponent_names(spec, n)
-    for name in sorted(set(names) - {"random"}):
-        try:
-            named_agents.check(name, game, n)
-        except Exception as e:
-            raise PlayError(f"{e}. Play against --opponents random instead." if isinstance(e, named_agents.Unavailable)
-                            else str(e)) from None
-    return names
-
-
-def make_opponent(name: str, seat: int, seed: int, game, options: dict | None = None):
-    """The opponent `name` for `seat` of `game` (played with the game's `options`, e.g. edition)."""
-    if name == "random":
-        return RandomOpponent(seed)
-    try:
-        return named_agents.make(name, game.name, game.num_players, seed=seed, options=options)
-    except Exception as e:
-        raise PlayError(f"could not create the {name!r} opponent: {type(e).__name__}: {e}") from None
 
 
 # ---------------------------------------------------------------- answers

@@ -15,7 +15,7 @@ from ..core import PARALLEL_MIN_GAMES
 from ..registry import game_class, game_module, game_names
 from ..threads import min_parallel_games
 from .first_use import FIRST_USE, cold, notice  # noqa: F401 (cold and notice: also called by these names here)
-from .play import PlayError, make_opponent
+from ..opponents import PlayError, make_opponent
 
 AGENTS = ("greedy", "heuristic", "rollout", "learned")   # every game's own agents, the search, the shipped model
 SEARCHED = 20                                   # decisions the rollout search is asked at

@@ -1,34 +1,55 @@
-"""`python -m quando_env serve`: the browser front end on http.server (standard library only).
+"""`python -m quando_env serve`: the browser front end, a Starlette app on uvicorn (the `web` extra).
 
-Safe by default: it binds 127.0.0.1; every API call needs the launch token (header X-Token); a request whose
-Host is not this server's address (DNS rebinding) or whose Origin is another site or port is refused, so a
-page elsewhere can neither play nor read the game; POSTs must be application/json and are size-capped
-before they are read (a record upload by the record module's own cap, and it is loaded and verified by the
-record module, never run); agents are chosen on the command line only, never by the page.
+Safe by default: it binds 127.0.0.1; each person's page has its own token (a seat's, or the spectator's), sent
+as X-Token with every API call; a request whose Host is not one this server answers to (DNS rebinding) or whose
+Origin is another site or port is refused, so a page elsewhere can neither play nor read the game; POSTs must be
+application/json, are size-capped before they are read and must arrive whole within a few seconds (a record
+upload by the record module's own cap; it is loaded and verified by the record module, never run); agents are
+chosen on the command line only, never by a page.
+
+No client can hold up another: uvicorn serves every connection on one event loop (its backlog, keep-alive
+timeout and connection limit are set here); the game is changed only in a worker thread, from a complete and
+checked request, under the session's lock (a request that finds it taken is refused, not queued); state reads
+take no lock; replays are built in a worker thread, one at a time, within the replay page's budget.
 """
+import asyncio
+import ipaddress
 import json
+import re
 import secrets
-import sys
+import socket
 import tempfile
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..adapters import record as rec
-from ..cli.argtypes import rule_options
-from ..cli.play import PlayError
-from .replay_page import replay_data
+from ..opponents import PlayError
 from .assets import static_text
+from .replay_page import replay_data
 from .session import MoveError
 
 MAX_BODY = 4096                    # a move or a new game: a few bytes of JSON
 MAX_UPLOAD = rec.MAX_RECORD_BYTES  # a record to replay
+BODY_SECONDS = 10                  # a body that has not arrived whole by then is refused (408)
+CONNECTIONS = 1000                 # uvicorn's limit_concurrency: beyond it, 503 at once
+BACKLOG = 2048                     # connections the kernel queues before they are accepted
+KEEP_ALIVE = 5                     # seconds an idle kept-alive connection stays open
 STATIC = {"/": ("play.html", "text/html; charset=utf-8"), "/play.js": ("play.js", "text/javascript"),
           "/replay.js": ("replay.js", "text/javascript"), "/style.css": ("style.css", "text/css")}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-LOOPBACK = ("127.0.0.1", "localhost")
-ENDPOINTS = ("/api/state", "/api/move", "/api/new", "/api/replay")
+HEADERS = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+           ("Content-Security-Policy", CSP)]           # on every answer, uvicorn's own error answers included
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+EVERYWHERE = ("0.0.0.0", "::", "")
+NUMBER = re.compile(r"[0-9]{1,9}")
 
 
 class Refused(Exception):
@@ -37,162 +58,268 @@ class Refused(Exception):
         self.status = status
 
 
-class Handler(BaseHTTPRequestHandler):
-    server_version = "quando_env"
-    sys_version = ""
+def is_loopback(host: str) -> bool:
+    """Whether `host` is an address or name of this computer only (127.0.0.0/8, ::1, localhost)."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
-    def log_message(self, format, *args):      # quiet: the terminal shows the address only
-        pass
 
-    # ------------------------------------------------------------------ checks
-    def _check_origin(self) -> None:
-        hosts = self.server.allowed_hosts
-        if self.headers.get("Host", "") not in hosts:
-            raise Refused(403, "Host not allowed: open the address the server printed")
-        origin = self.headers.get("Origin")
-        if origin is not None and origin not in {f"http://{h}" for h in hosts}:
-            raise Refused(403, "cross-origin requests are refused")
+def _named(host: str) -> str:
+    """A host as it appears in a URL and a Host header (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host else host
 
-    def _check_token(self) -> None:
-        if not secrets.compare_digest(self.headers.get("X-Token", ""), self.server.token):
-            raise Refused(403, "the launch token is missing or wrong: open the address the server printed")
 
-    def _body(self, cap: int) -> bytes:
-        kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            raise Refused(415, "Content-Type must be application/json")
-        try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
-            raise Refused(411, "Content-Length is required") from None
-        if not 0 <= length <= cap:
-            raise Refused(413, f"the body is larger than {cap} bytes")
-        return self.rfile.read(length)
+class Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, with its keep-alive timeout running from the connection's start too (a
+    connection that never sends a byte is closed like an idle kept-alive one), and its answer to a malformed
+    request (too long a line or headers, bad syntax) carrying the security headers."""
 
-    def _json_body(self) -> dict:
-        try:
-            body = json.loads(self._body(MAX_BODY) or b"{}")
-        except ValueError:
-            raise Refused(400, "the body is not JSON") from None
-        if not isinstance(body, dict):
-            raise Refused(400, "the body must be a JSON object")
-        return body
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
 
-    # ------------------------------------------------------------------ answers
-    def _send(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
-        self.send_header("Content-Security-Policy", CSP)
-        self.end_headers()
-        self.wfile.write(body)
+    def send_400_response(self, msg: str) -> None:
+        import h11
 
-    def _json(self, status: int, data) -> None:
-        self._send(status, json.dumps(data).encode(), "application/json")
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close"),
+                   *((k.encode(), v.encode()) for k, v in HEADERS)]
+        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                      h11.Data(data=msg.encode("ascii")), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
 
-    def _handle(self, method: str) -> None:
-        try:
-            self._check_origin()
-            path = urlsplit(self.path)
-            if method == "GET" and path.path in STATIC:
-                name, kind = STATIC[path.path]
-                return self._send(200, static_text(name).encode(), kind)
-            if not path.path.startswith("/api/"):
-                raise Refused(404, "not found")
-            self._check_token()
-            with self.server.lock:
-                self._json(200, self._api(method, path))
-        except Refused as e:
-            self._json(e.status, {"error": str(e)})
-        except (PlayError, ValueError) as e:     # an agent failed, or the game refused: said, not a traceback
-            self._json(500, {"error": str(e)})
 
-    def _api(self, method: str, path) -> dict:
-        session = self.server.session
-        if method == "GET" and path.path == "/api/state":
-            since = parse_qs(path.query).get("since", ["0"])[0]
-            return session.state(int(since) if since.isdigit() else 0)
-        if method == "POST" and path.path == "/api/move":
-            body = self._json_body()
-            since = session.state()["next"]
-            try:
-                session.move(body.get("action"))
-            except MoveError as e:
-                raise Refused(400, str(e)) from None
-            return session.state(since)
-        if method == "POST" and path.path == "/api/new":
-            self._json_body()
-            session.new_game()
-            return session.state()
-        if method == "POST" and path.path == "/api/replay":
-            return self._replay(self._body(MAX_UPLOAD))
-        raise Refused(405 if path.path in ENDPOINTS else 404, f"{method} {path.path} is not served")
+class Server:
+    """One session served: its tokens (one per person's seat, one for spectators), the Host values it answers
+    to, and the uvicorn server bound to `host` and `port` (0: any free port). `allow_hosts`: further names or
+    addresses others open it at (a LAN address, with host 0.0.0.0)."""
+
+    def __init__(self, session, host: str = "127.0.0.1", port: int = 0, allow_hosts=()):
+        self.session = session
+        self.viewers = {secrets.token_urlsafe(24): seat for seat in session.seats}
+        self.viewers[secrets.token_urlsafe(24)] = None
+        host = "0.0.0.0" if host == "" else host
+        self.socket = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
+                                           backlog=BACKLOG, dualstack_ipv6=host == "::")
+        self.port = self.socket.getsockname()[1]
+        self.server_address = (host, self.port)
+        names = list(allow_hosts) + ([] if host in EVERYWHERE else [host])
+        names += [h for h in LOOPBACK if h not in names] if host in EVERYWHERE or is_loopback(host) else []
+        self.allowed_hosts = {f"{_named(h)}:{self.port}" for h in names}
+        self.base = f"http://{_named(names[0])}:{self.port}/"
+        self.replaying = threading.BoundedSemaphore(1)
+        config = uvicorn.Config(self.app(), http=Protocol, ws="none", lifespan="off", log_config=None,
+                                log_level="warning", access_log=False, server_header=False, date_header=False,
+                                headers=HEADERS, backlog=BACKLOG, limit_concurrency=CONNECTIONS,
+                                timeout_keep_alive=KEEP_ALIVE, timeout_graceful_shutdown=1)
+        self.uvicorn = uvicorn.Server(config)
+
+    def url(self, seat="seat") -> str:
+        """The address of `seat`'s page (default: the first person's; None: the spectators')."""
+        seat = self.session.seat if seat == "seat" else seat
+        return f"{self.base}?token={next(t for t, v in self.viewers.items() if v == seat)}"
+
+    @property
+    def token(self) -> str:
+        """The first person's token."""
+        return self.url().rpartition("=")[2]
+
+    def run(self) -> None:
+        """Serve until stopped (Ctrl-C, or `stop` from another thread)."""
+        self.uvicorn.run(sockets=[self.socket])
+
+    def stop(self) -> None:
+        self.uvicorn.should_exit = True
+
+    # ------------------------------------------------------------------ the app
+    def app(self):
+        routes = [Route(path, self._static, methods=["GET"]) for path in STATIC]
+        routes += [Route("/api/state", self._state, methods=["GET"]), Route("/api/move", self._move, methods=["POST"]),
+                   Route("/api/new", self._new, methods=["POST"]), Route("/api/replay", self._replay, methods=["POST"])]
+        return self._guard(Starlette(routes=routes))
+
+    def _guard(self, app):
+        """The app behind the Host and Origin checks."""
+        async def guarded(scope, receive, send):
+            if scope["type"] == "http":
+                headers = dict(scope["headers"])
+                origin = headers.get(b"origin")
+                host = headers.get(b"host", b"").decode("latin-1")
+                if host not in self.allowed_hosts:
+                    return await _error(403, "Host not allowed: open the address the server printed")(scope, receive,
+                                                                                                        send)
+                if origin is not None and origin.decode("latin-1") not in {f"http://{h}" for h in self.allowed_hosts}:
+                    return await _error(403, "cross-origin requests are refused")(scope, receive, send)
+            await app(scope, receive, send)
+        return guarded
+
+    def _viewer(self, request):
+        """The seat (None: a spectator) of the request's token; Refused(403) without a valid one."""
+        given = request.headers.get("x-token", "").encode("latin-1")
+        for token, seat in self.viewers.items():
+            if secrets.compare_digest(given, token.encode()):
+                return seat
+        raise Refused(403, "the token is missing or wrong: open the address the server printed")
+
+    async def _static(self, request):
+        name, kind = STATIC[request.url.path]
+        return Response(static_text(name), media_type=kind)
+
+    async def _state(self, request):
+        def state():
+            since, game = self._since(request)
+            return self.session.state(since, self._viewer(request), game)
+        return await _answer(state)
 
     @staticmethod
-    def _replay(data: bytes) -> dict:
-        """A record sent by the page: written to a temporary file and loaded by the record module (which
-        checks its size and fields), then replayed and verified."""
-        with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            f.write(data)
-            f.flush()
+    def _since(request) -> tuple[int, int | None]:
+        """?since=N (the first event wanted) and ?game=K (the game the page shows), or Refused(400)."""
+        found = {}
+        for key in ("since", "game"):
+            text = request.query_params.get(key)
+            if text is not None and not NUMBER.fullmatch(text):
+                raise Refused(400, f"{key}={text[:20]!r} is not allowed: a number 0..999999999")
+            found[key] = None if text is None else int(text)
+        return found["since"] or 0, found["game"]
+
+    async def _move(self, request):
+        async def move():
+            seat = self._viewer(request)
+            if seat is None:
+                raise Refused(403, "a spectator's page cannot play")
+            body = await _json_body(request)
+            action, turn = body.get("action"), body.get("turn")
+            if type(turn) is not int:
+                raise Refused(400, f"turn must be an integer (the state's turn), got {type(turn).__name__}")
+            since = self.session.state(viewer=seat)["next"]
+            await run_in_threadpool(self.session.move, action, seat, turn)
+            return self.session.state(since, viewer=seat)
+        return await _answer(move)
+
+    async def _new(self, request):
+        async def new():
+            seat = self._viewer(request)
+            if seat is None:
+                raise Refused(403, "a spectator's page cannot start a game")
+            game = (await _json_body(request)).get("game")
+            if game is not None and type(game) is not int:
+                raise Refused(400, f"game must be an integer (the state's game), got {type(game).__name__}")
+            await run_in_threadpool(self.session.new_game, game)
+            return self.session.state(viewer=seat)
+        return await _answer(new)
+
+    async def _replay(self, request):
+        async def replay():
+            self._viewer(request)
+            data = await _body(request, MAX_UPLOAD)
+            if not self.replaying.acquire(blocking=False):
+                raise Refused(503, "another record is being replayed: try again in a moment")
             try:
-                return replay_data(rec.load(f.name, max_bytes=MAX_UPLOAD))
-            except ValueError as e:
-                raise Refused(400, str(e).replace(f.name, "the record")) from None
-
-    def do_GET(self):
-        self._handle("GET")
-
-    def do_POST(self):
-        self._handle("POST")
+                return await run_in_threadpool(_replay_upload, data)
+            finally:
+                self.replaying.release()
+        return await _answer(replay)
 
 
-class Server(ThreadingHTTPServer):
-    """The HTTP server holding one session, its token and the Host values it answers to."""
-
-    daemon_threads = True
-
-    def __init__(self, session, host: str = "127.0.0.1", port: int = 0, token: str | None = None):
-        super().__init__((host, port), Handler)
-        self.session, self.lock = session, threading.Lock()
-        self.token = token or secrets.token_urlsafe(24)
-        port = self.server_address[1]
-        names = set(LOOPBACK) | {host}
-        self.allowed_hosts = {f"{h}:{port}" for h in names}
-        self.url = f"http://{'127.0.0.1' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}/?token={self.token}"
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status)
 
 
-def serve(args) -> int:
+async def _answer(work) -> JSONResponse:
+    """`work`'s answer (a function, or a coroutine function) as JSON, or its refusal with the status it names."""
+    try:
+        out = work()
+        return JSONResponse(await out if asyncio.iscoroutine(out) else out)
+    except Refused as e:
+        return _error(e.status, str(e))
+    except MoveError as e:
+        return _error(e.status, str(e))
+    except PlayError as e:      # an agent failed: said, not a traceback
+        return _error(500, str(e))
+
+
+async def _body(request, cap: int) -> bytes:
+    """The whole body of a JSON request, at most `cap` bytes, arrived within BODY_SECONDS; Refused else."""
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        raise Refused(415, "Content-Type must be application/json")
+    length = request.headers.get("content-length", "")
+    if not NUMBER.fullmatch(length):
+        raise Refused(411, "Content-Length is required")
+    if int(length) > cap:
+        raise Refused(413, f"the body is larger than {cap} bytes")
+
+    async def read() -> bytes:
+        data = b""
+        async for chunk in request.stream():
+            data += chunk
+        return data
+    try:
+        return await asyncio.wait_for(read(), BODY_SECONDS)
+    except asyncio.TimeoutError:
+        raise Refused(408, f"the body did not arrive whole within {BODY_SECONDS} s") from None
+    except ClientDisconnect:
+        raise Refused(400, "the body ended early") from None
+
+
+async def _json_body(request) -> dict:
+    try:
+        body = json.loads(await _body(request, MAX_BODY) or b"{}")
+    except (ValueError, RecursionError):
+        raise Refused(400, "the body is not JSON (or nests too deep)") from None
+    if not isinstance(body, dict):
+        raise Refused(400, "the body must be a JSON object")
+    return body
+
+
+def _replay_upload(data: bytes) -> dict:
+    """A record sent by a page: written to a temporary file and loaded by the record module (which checks its
+    size and fields), then replayed and verified within the replay page's budget."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        f.write(data)
+        f.flush()
+        try:
+            return replay_data(rec.load(f.name, max_bytes=MAX_UPLOAD))
+        except ValueError as e:
+            raise Refused(400, str(e).replace(f.name, "the record")) from None
+
+
+def serve(args, say=print) -> int:
     """Run the server until Ctrl-C (the options were checked by the command line)."""
-    from ..cli.play import opponent_names
-    from ..cli.first_use import notice
+    import sys
+
+    from ..argtypes import rule_options
+    from ..opponents import opponent_names
     from .session import Session
 
-    n = int(args.players)
+    n, humans = int(args.players), int(args.humans)
     options = {"num_players": n, "episode": args.episode, **rule_options(args)}
-    notice(args.game)
-    session = Session(args.game, options, opponent_names(args.opponents, n), args.seat, args.seed, args.pace)
+    seats = range(args.seat, args.seat + humans)
+    session = Session(args.game, options, opponent_names(args.opponents, n, humans), seats, args.seed, args.pace,
+                      on_over=lambda k, seed: say(f"Game {k} is over; its seed was {seed}.", flush=True),
+                      hints=args.hints)
     try:
         session.new_game()
     except PlayError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if args.host not in LOOPBACK:
-        print(f"warning: serving on {args.host}, not only on this computer (127.0.0.1): anyone who can reach it "
-              "and has the address with its token can play", file=sys.stderr)
+    if not is_loopback(args.host):
+        print(f"warning: serving on {args.host or 'every address'}, not only on this computer: anyone who can reach "
+              f"it at {', '.join(args.allow_host or [args.host])} and has an address with its token can play",
+              file=sys.stderr)
     try:
-        server = Server(session, args.host, args.port)
+        server = Server(session, args.host, args.port, args.allow_host or ())
     except OSError as e:      # the port is taken, the address is not this computer's ...
         print(f"error: cannot serve on {args.host} port {args.port}: {e.strerror or e}", file=sys.stderr)
         return 2
-    print(f"Open {server.url}  (Ctrl-C stops the server)", flush=True)
+    for seat in session.seats:
+        say(f"Open {server.url(seat)}  (player_{seat})")
+    say(f"Watch {server.url(None)}  (spectators: no hands while the game runs)")
+    say("Ctrl-C stops the server.", flush=True)
     try:
-        server.serve_forever()
+        server.run()
     except KeyboardInterrupt:
-        print("\nStopped.")
-    finally:
-        server.server_close()
+        pass
+    say("Stopped.")
     return 0

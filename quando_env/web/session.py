@@ -1,75 +1,146 @@
-"""A game a person plays in the browser against agents, and what the page may be told of it.
+"""A game people play in the browser, at one or more seats, against agents at the others; what each page may
+be told of it.
 
-The session keeps the whole game; the page gets only `Session.state`: the person's seat's TableView drawn as
-SVG after every decision (the agents' decisions one at a time), the narration of the game's terminal
-narrator, the person's legal moves while it is their turn, and the result. At a round's end the rules reveal
-cards: the seat's view of the round's last state (before the next deal) is shown then. The narrator tells
-the game from seat 0 (`Game.narrator`), so a person at another seat is told only their own moves by name,
-that the others decided, what every seat saw (`Game.step_notes`) and each round's points.
+The session keeps the whole game; a page gets only `Session.state(viewer)`: its viewer's TableView (a seat's,
+or for a spectator what every seat sees alike, quando_env.tableview.common_view) drawn as SVG after every
+decision, the narration told to that viewer, the seat's legal moves while it decides, and the result. At a
+round's end the rules reveal cards: the viewer's view of the round's last state is shown then. The narrator
+tells the game from seat 0 (`Game.narrator`), so a person at another seat (and a spectator) is told their own
+moves by name, that the others decided, what every seat saw (`Game.step_notes`) and each round's points. The
+seed, which determines every card, is told only once the game is over.
+
+Changes run under one lock, each from a complete, checked request; a request that finds the lock taken is
+refused at once (`Busy`), never queued. Reads take no lock: every change publishes a new snapshot.
 """
 import secrets
+import threading
+from contextlib import contextmanager
 
 import numpy as np
 
-from ..cli.play import PlayError, make_opponent
+from ..opponents import PlayError, make_opponent
 from ..registry import game_module
-from .svg import svg
+from ..svg import svg
+from ..tableview import common_view
 
 
 class MoveError(ValueError):
-    """A move the page sent that cannot be played now (answered with 400, the game unchanged)."""
+    """A move or new game the page asked for that cannot be made now (answered with 400, nothing changed)."""
+
+    status = 400
 
 
-def seat_view(game, seat: int):
-    """What `seat` sees of game 0 now: the one place the session reads the table from."""
-    return game.table_view(0, seat)
+class Stale(MoveError):
+    """A request for an earlier turn or game (a late or repeated click): answered with 409, nothing changed."""
+
+    status = 409
 
 
-def round_end_view(game, before, action: int, seat: int):
-    """What `seat` sees of the state right after `action` ended a round, before the next deal (the engine
+class Busy(Stale):
+    """The table is changing (agents deciding, another request): answered with 409, nothing changed."""
+
+
+def seat_view(game, viewer):
+    """What `viewer` (a seat, or None: a spectator) sees of game 0 now: the one place the session reads the
+    table from."""
+    if viewer is None:
+        return common_view([game.table_view(0, s) for s in range(game.num_players)])
+    return game.table_view(0, viewer)
+
+
+def round_end_view(game, before, action: int, viewer):
+    """What `viewer` sees of the state right after `action` ended a round, before the next deal (the engine
     deals in the same step): the step replayed on a copy of the state with the round as the episode."""
     shadow = type(game)(1, seed=0, autoreset=False, **{**game.config.to_dict(), "episode": "round"})
     shadow.states[:] = before
     shadow.step(np.array([action], np.int64), checked=True)
-    return seat_view(shadow, seat)
+    return seat_view(shadow, viewer)
+
+
+def hint(agent, obs) -> dict:
+    """{legal action: probability, rounded to 0.001} of an agent's move scores for one observation (its own
+    seat's) and mask: the softmax over the legal moves."""
+    mask = np.asarray(obs["action_mask"], bool)
+    scores = agent.scores(np.asarray(obs["observation"])[None], mask[None])[0]
+    e = np.exp(scores[mask] - scores[mask].max())
+    return {int(a): round(float(q), 3) for a, q in zip(np.flatnonzero(mask), e / e.sum())}
 
 
 class Session:
-    """One person at `seat` against `opponents` (agent names for the other seats, in seat order) in game
-    `name` with `options` (num_players, edition, episode ...). `seed`: the first game's seed (None: random);
-    each new game takes the next one."""
+    """People at `seats` against `opponents` (agent names for the other seats, in seat order) in game `name`
+    with `options` (num_players, edition, episode ...). `seed`: the first game's seed (None: a random one);
+    each later game takes a new random one, so a seed told at a game's end says nothing of the next.
+    `on_over(number, seed)` is called as a game ends (the server prints the seed there). `hints`: an agent
+    name with move scores (learned, learned:PATH) whose probabilities for a person's legal moves, from that
+    person's own observation, go with the moves (key "p")."""
 
-    def __init__(self, name: str, options: dict, opponents: list[str], seat: int = 0, seed: int | None = None,
-                 pace: float = 0.6):
-        self.name, self.options, self.seat, self.pace = name, dict(options), int(seat), float(pace)
+    def __init__(self, name: str, options: dict, opponents: list[str], seats=(0,), seed: int | None = None,
+                 pace: float = 0.6, on_over=None, hints: str | None = None):
+        self.name, self.options, self.pace, self.on_over = name, dict(options), float(pace), on_over
+        self.hints, self.hinters = hints, {}
         self.env = game_module(name).raw_env(**self.options)
         self.game = self.env.game
         n = self.game.num_players
-        if not 0 <= self.seat < n or len(opponents) != n - 1:
-            raise ValueError(f"seat={seat!r} needs 0..{n - 1} and {n - 1} opponents, got {len(opponents)}")
+        self.seats = tuple(sorted({int(s) for s in seats}))
+        if not self.seats or not all(0 <= s < n for s in self.seats) or len(opponents) != n - len(self.seats):
+            raise ValueError(f"seats={seats!r} needs seats in 0..{n - 1} and {n - len(set(seats))} opponents, "
+                             f"got {len(opponents)}")
+        self.viewers = (*self.seats, None)
         self.names = list(opponents)
-        self.seed = secrets.randbelow(2**31) if seed is None else int(seed)
-        self.events, self.result = [], None
-        self.games_played = 0
+        self.first_seed = seed
+        self.lock = threading.Lock()
+        self.games_played, self.turn, self.seed, self.snapshot = 0, 0, None, None
+
+    @property
+    def seat(self) -> int:
+        """The first person's seat (the only one at a table for one)."""
+        return self.seats[0]
+
+    @contextmanager
+    def _changing(self):
+        if not self.lock.acquire(blocking=False):
+            raise Busy("the table is busy (the agents are deciding): wait for the page to update")
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     # ------------------------------------------------------------------ the game
-    def new_game(self) -> None:
-        """Deal a new game (the next seed after the first) and let the agents play up to the person's turn."""
-        seed = self.seed + self.games_played
-        self.games_played += 1
+    def new_game(self, game: int | None = None) -> None:
+        """Deal a new game and let the agents play up to a person's turn. `game`: the number of the game the
+        page shows (a stale one is refused); a game still running is only left at a table for one person."""
+        with self._changing():
+            if game is not None and game != self.games_played:
+                raise Stale(f"game {game} is not the one at the table (game {self.games_played}): reload the page")
+            if len(self.seats) > 1 and self.games_played and not self.over():
+                raise MoveError("the game is still being played: a new one starts once it is over")
+            self._deal()
+
+    def _deal(self) -> None:
+        seed = self.first_seed if self.games_played == 0 and self.first_seed is not None else secrets.randbelow(2**31)
         game, n = self.game, self.game.num_players
-        others = [p for p in range(n) if p != self.seat]
+        others = [p for p in range(n) if p not in self.seats]
         seeds = np.random.SeedSequence(seed).spawn(n)
-        self.agents = {p: make_opponent(self.names[i], p, int(seeds[p].generate_state(1)[0]), game, self.options)
-                       for i, p in enumerate(others)}
-        self.labels = [("you" if p == self.seat else self.names[others.index(p)]) for p in range(n)]
+        agents = {p: make_opponent(self.names[i], p, int(seeds[p].generate_state(1)[0]), game, self.options)
+                  for i, p in enumerate(others)}
+        if self.hints and not self.hinters:
+            self.hinters = {s: make_opponent(self.hints, s, 0, game, self.options) for s in self.seats}
+            if not all(callable(getattr(h, "scores", None)) for h in self.hinters.values()):
+                raise PlayError(f"--hints {self.hints}: this agent gives no move scores (learned and learned:PATH do)")
+        self.agents, self.seed = agents, seed
+        self.games_played += 1
+        self.turn += 1
+        self.kind = {p: ("human" if p in self.seats else self.names[others.index(p)]) for p in range(n)}
         self.env.reset(seed=seed)
-        self.narrator = game.narrator(self.labels) if self.seat == 0 else None
-        who = ", ".join(f"player_{p} {self.labels[p]}" for p in others)
-        intro = [f"{self._title()}, {n} players, seed {seed}. You are player_{self.seat}; opponents: {who}."]
-        intro += self.narrator.intro() if self.narrator else []
-        self.events, self.result = [], None
-        self._event(seat_view(game, self.seat), intro)
+        self.narrator = game.narrator([("you" if p == 0 else self.kind[p]) for p in range(n)]) \
+            if 0 in self.seats else None
+        self.events, self.result = {v: [] for v in self.viewers}, None
+        for v in self.viewers:
+            who = ", ".join(f"player_{p} {self.kind[p]}" for p in range(n) if p != v)
+            intro = [f"{self._title()}, {n} players. " + (f"You are player_{v}; the others: {who}." if v is not None
+                                                         else f"You watch: {who}.")]
+            intro += self.narrator.intro() if v == 0 and self.narrator else []
+            self._event(v, seat_view(game, v), intro)
         self._agents_play()
 
     def _title(self) -> str:
@@ -78,80 +149,115 @@ class Session:
     def over(self) -> bool:
         return bool(self.game.game_over[0] or self.game.truncated[0])
 
-    def to_move(self) -> bool:
-        return not self.over() and int(self.game.current_player[0]) == self.seat
+    def to_move(self, seat: int | None = None) -> bool:
+        """Whether the person at `seat` (default: the first) decides now."""
+        seat = self.seat if seat is None else seat
+        return seat in self.seats and not self.over() and int(self.game.current_player[0]) == seat
 
     def _mask(self):
         return self.env.observe(self.env.agent_selection)
 
-    def move(self, action) -> None:
-        """The person's move: an action id (an int, not a bool) legal now; MoveError, nothing changed, else."""
-        if not self.to_move():
-            raise MoveError("it is not your turn" if not self.over() else "the game is over: start a new one")
-        if type(action) is not int:
-            raise MoveError(f"action must be an integer, got {type(action).__name__}")
-        if not 0 <= action < self.game.num_actions or not self._mask()["action_mask"][action]:
-            raise MoveError(f"action {action} is not a legal move now")
-        self._step(action)
-        self._agents_play()
+    def move(self, action, seat: int | None = None, turn: int | None = None) -> None:
+        """The move of the person at `seat` (default: the first): an action id (an int, not a bool) legal now,
+        for turn `turn` (the state's; None: the current one); MoveError, nothing changed, else."""
+        with self._changing():
+            seat = self.seat if seat is None else seat
+            if turn is not None and turn != self.turn:
+                raise Stale(f"this move was for turn {turn}, and the table is at turn {self.turn}: it is not played")
+            if not self.to_move(seat):
+                raise MoveError("it is not your turn" if not self.over() else "the game is over: start a new one")
+            if type(action) is not int:
+                raise MoveError(f"action must be an integer, got {type(action).__name__}")
+            if not 0 <= action < self.game.num_actions or not self._mask()["action_mask"][action]:
+                raise MoveError(f"action {action} is not a legal move now")
+            self._step(action)
+            self._agents_play()
 
     def _agents_play(self) -> None:
-        while not self.over() and not self.to_move():
+        while not self.over() and int(self.game.current_player[0]) not in self.seats:
             p = int(self.game.current_player[0])
             obs = self._mask()
             try:
                 a = int(self.agents[p].act(obs["observation"], obs["action_mask"]))
             except Exception as e:
-                raise PlayError(f"the {self.labels[p]} opponent (player_{p}) failed: {type(e).__name__}: {e}") from None
+                raise PlayError(f"the {self.kind[p]} opponent (player_{p}) failed: {type(e).__name__}: {e}") from None
             if not 0 <= a < self.game.num_actions or not obs["action_mask"][a]:
-                raise PlayError(f"the {self.labels[p]} opponent (player_{p}) chose the illegal action {a}")
+                raise PlayError(f"the {self.kind[p]} opponent (player_{p}) chose the illegal action {a}")
             self._step(a)
-        lines = self.narrator.flush() if self.narrator else []
+        lines = {v: [] for v in self.viewers}
+        if self.narrator and (self.over() or self.to_move(0)):     # as the terminal tells it: before seat 0 decides
+            lines[0] += self.narrator.flush()
         if self.over():
-            self.result = self._result()
-            lines.append(self.result)
-        if lines:
-            self.events[-1]["lines"] += lines
+            self.result = {v: self._result(v) for v in self.viewers}
+            for v in self.viewers:
+                lines[v].append(self.result[v])
+        for v in self.viewers:          # a new event: a page may have been sent the last one already
+            if lines[v]:
+                self.events[v].append({**self.events[v][-1], "lines": lines[v], "reveal": False})
+        self._publish()
+        if self.over() and self.on_over:
+            self.on_over(self.games_played, self.seed)
 
     def _step(self, a: int) -> None:
         game = self.game
         before, p = game.states.copy(), int(game.current_player[0])
-        name = game.move_name(0, a) if p == self.seat else ""
+        name = game.move_name(0, a)
         self.env.step(a)
-        if self.narrator:
-            lines = self.narrator.told(before, a)
-        else:
-            lines = [f"You: {name}." if p == self.seat else f"player_{p} decided."] + game.step_notes(0, before[0])
-            if game.round_over[0]:
-                lines.append(f"Round over: points {[int(x) for x in game.round_points[0]]}, totals "
-                             f"{[int(x) for x in game.totals[0]]}.")
-        if game.round_over[0] and not self.over():
-            self._event(round_end_view(game, before, a, self.seat), lines, reveal=True)
-            lines = ["A new round is dealt."]
-        self._event(seat_view(game, self.seat), lines)
+        self.turn += 1
+        for v in self.viewers:
+            if v == 0 and self.narrator:
+                lines = self.narrator.told(before, a)
+            else:
+                lines = [f"You: {name}." if p == v else f"player_{p} decided."] + game.step_notes(0, before[0])
+                if game.round_over[0]:
+                    lines.append(f"Round over: points {[int(x) for x in game.round_points[0]]}, totals "
+                                 f"{[int(x) for x in game.totals[0]]}.")
+            if game.round_over[0] and not self.over():
+                self._event(v, round_end_view(game, before, a, v), lines, reveal=True)
+                lines = ["A new round is dealt."]
+            self._event(v, seat_view(game, v), lines)
+        self._publish()
 
-    def _event(self, view, lines, reveal=False) -> None:
-        self.events.append({"svg": svg(view), "lines": list(lines), "reveal": reveal})
+    def _event(self, viewer, view, lines, reveal=False) -> None:
+        self.events[viewer].append({"svg": svg(view), "lines": list(lines), "reveal": reveal})
 
-    def _result(self) -> str:
+    def _result(self, viewer) -> str:
         totals = [int(x) for x in self.game.totals[0]]
+        seed = (f" The game's seed was {self.seed}: the same options with --seed {self.seed} and the same agents "
+                "deal it again.")
         if self.game.truncated[0]:
-            return f"The game was stopped after {self.game.config.max_steps} decisions (the step limit)."
+            return f"The game was stopped after {self.game.config.max_steps} decisions (the step limit)." + seed
         won = [int(p) for p in np.flatnonzero(self.game.winners([0])[0])]
-        who = ["you" if p == self.seat else f"player_{p}" for p in range(len(totals))]
+        who = ["you" if p == viewer else f"player_{p}" for p in range(len(totals))]
         told = "Game over. Final totals: " + ", ".join(f"{who[p]} {t}" for p, t in enumerate(totals)) + ". "
-        return told + ("You win!" if won == [self.seat] else
-                       "Winner" + ("s: " if len(won) > 1 else ": ") + ", ".join(who[p] for p in won) + ".")
+        return told + ("You win!" if won == [viewer] else
+                       "Winner" + ("s: " if len(won) > 1 else ": ") + ", ".join(who[p] for p in won) + ".") + seed
 
-    # ------------------------------------------------------------------ what the page is told
-    def state(self, since: int = 0) -> dict:
-        """The events from number `since` on, the person's legal moves (while it is their turn), the result."""
-        since = max(0, min(int(since), len(self.events)))
-        moves = []
-        if self.to_move():
-            mask = self._mask()["action_mask"]
-            for a in (int(x) for x in np.flatnonzero(mask)):
-                name, detail = (self.narrator.move(a)[:2] if self.narrator else (self.game.move_name(0, a), ""))
-                moves.append({"action": a, "name": name, "detail": detail})
-        return {"title": self._title(), "seat": self.seat, "events": self.events[since:], "next": len(self.events),
-                "moves": moves, "over": self.over(), "result": self.result, "pace": self.pace}
+    def _publish(self) -> None:
+        """A new snapshot of what the pages may be told (read without the lock)."""
+        moves = {}
+        p = int(self.game.current_player[0])
+        if not self.over() and p in self.seats:
+            obs = self._mask()
+            hints = hint(self.hinters[p], obs) if p in self.hinters else None
+            for a in (int(x) for x in np.flatnonzero(obs["action_mask"])):
+                name, detail = (self.narrator.move(a)[:2] if self.narrator and p == 0
+                                else (self.game.move_name(0, a), ""))
+                moves.setdefault(p, []).append({"action": a, "name": name, "detail": detail,
+                                                **({"p": hints[a]} if hints is not None else {})})
+        self.snapshot = {"title": self._title(), "game": self.games_played, "turn": self.turn, "over": self.over(),
+                         "result": self.result, "moves": moves, "events": self.events,
+                         "next": {v: len(self.events[v]) for v in self.viewers}}
+
+    # ------------------------------------------------------------------ what a page is told
+    def state(self, since: int = 0, viewer="seat", game: int | None = None) -> dict:
+        """What `viewer` (a seat of a person, None: a spectator; default the first person's seat) is told: the
+        events from number `since` on (from 0 when `game` is not the one at the table), the seat's legal moves
+        while it decides, the result."""
+        viewer = self.seat if viewer == "seat" else viewer
+        snap = self.snapshot
+        end = snap["next"][viewer]
+        since = 0 if game is not None and game != snap["game"] else max(0, min(int(since), end))
+        return {"title": snap["title"], "seat": viewer, "game": snap["game"], "turn": snap["turn"],
+                "events": snap["events"][viewer][since:end], "next": end, "moves": snap["moves"].get(viewer, []),
+                "over": snap["over"], "result": snap["result"] and snap["result"][viewer], "pace": self.pace}

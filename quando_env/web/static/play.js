@@ -1,11 +1,14 @@
 "use strict";
-// The play page: shows the events the server sends (the person's seat view after each decision, the
-// narration), one at a time at the chosen pace, then the person's legal moves as buttons (data-action).
+// The play page: shows the events the server sends for this page's seat (its view after each decision, the
+// narration), one at a time at the chosen pace, then the seat's legal moves as buttons (data-action). While
+// others decide (agents, other people) it asks the server for what is new; a spectator's page only watches.
+// The lines told since the person's last move are marked (class "recent"); Cabo's snap windows can be passed
+// by themselves (auto-pass).
 (() => {
   const token = new URLSearchParams(location.search).get("token") || "";
   const $ = (id) => document.getElementById(id);
   const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-  let pace = null;
+  let pace = null, since = 0, game = null, turn = null, timer = null, busy = false, current = null;
 
   async function api(path, body) {
     const init = { headers: { "X-Token": token } };
@@ -24,7 +27,7 @@
     for (const line of lines) {
       const div = document.createElement("div");
       div.textContent = line;
-      if (kind) div.className = kind;
+      div.className = kind ? `${kind} recent` : "recent";
       $("log").appendChild(div);
     }
     $("log").scrollTop = $("log").scrollHeight;
@@ -35,26 +38,38 @@
   }
 
   async function show(state, animate) {
+    if (state.game !== game) {
+      game = state.game;
+      $("log").replaceChildren();
+    }
+    turn = state.turn;
+    since = state.next;
     $("moves").replaceChildren();
     $("over").hidden = true;
     $("over").removeAttribute("data-game-over");
     $("error").textContent = "";
-    $("title").textContent = `${state.title}: you are player_${state.seat}`;
+    const who = state.seat === null ? "you watch" : `you are player_${state.seat}`;
+    $("title").textContent = `${state.title}: ${who}`;
     if (pace === null) {
       pace = state.pace;
       $("pace").value = pace;
     }
-    state.events.forEach((event, i) => event.last = i === state.events.length - 1);
-    for (const event of state.events) {
-      $("table").innerHTML = event.svg;
+    let shown = null;
+    for (const event of state.events) {     // a pause before each new picture: the last one stays a while
+      if (animate && shown && event.svg !== shown.svg && pace > 0) await sleep((shown.reveal ? 3 : 1) * pace * 1000);
+      if (!shown || event.svg !== shown.svg) $("table").innerHTML = event.svg;
       log(event.lines, event.reveal ? "reveal" : "");
-      if (animate && !event.last && pace > 0) await sleep((event.reveal ? 3 : 1) * pace * 1000);
+      shown = event;
     }
     if (state.over) {
       $("result").textContent = state.result || "Game over.";
       $("over").hidden = false;
       $("over").setAttribute("data-game-over", "");
+      $("new").hidden = state.seat === null;
     }
+    $("auto-pass-label").hidden = !state.title.toLowerCase().startsWith("cabo") || state.seat === null;
+    current = state;
+    if (autoPass(state)) return;
     for (const move of state.moves) {
       const button = document.createElement("button");
       button.type = "button";
@@ -65,30 +80,69 @@
         small.textContent = ` (${move.detail})`;
         button.appendChild(small);
       }
+      if (move.p !== undefined) {      // --hints: the learned agent's probability of this move
+        const hint = document.createElement("span");
+        hint.className = "hint";
+        hint.textContent = `${Math.round(move.p * 100)}%`;
+        hint.style.setProperty("--p", String(move.p));
+        button.appendChild(hint);
+      }
       button.addEventListener("click", () => play(move.action));
       $("moves").appendChild(button);
     }
-    $("status").textContent = state.moves.length ? "Your move." : "";
+    $("status").textContent = state.moves.length ? "Your move." : state.over ? "" : "Waiting for the others...";
+    if (!state.moves.length) wait(state.over ? 1500 : 400);
+  }
+
+  function autoPass(state) {
+    const pass = state.moves.find((move) => move.name === "pass");
+    if (!pass || !$("auto-pass").checked || !state.moves.every((move) => move === pass || move.name.startsWith("snap")))
+      return false;
+    play(pass.action);
+    return true;
+  }
+
+  function wait(ms) {
+    clearTimeout(timer);
+    timer = setTimeout(poll, ms);
+  }
+
+  async function poll() {
+    if (busy) return wait(400);
+    busy = true;
+    try {
+      await show(await api(`/api/state?since=${since}&game=${game === null ? 0 : game}`), true);
+    } catch (error) {
+      failed(error);
+      wait(2000);
+    } finally { busy = false; }
   }
 
   async function play(action) {
+    clearTimeout(timer);
+    for (const line of $("log").querySelectorAll(".recent")) line.classList.remove("recent");
     for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
     $("status").textContent = "...";
+    busy = true;
     try {
-      await show(await api("/api/move", { action }), true);
+      await show(await api("/api/move", { action, turn }), true);
     } catch (error) {
       failed(error);
-      for (const button of $("moves").querySelectorAll("button")) button.disabled = false;
+      busy = false;
+      return poll();
     }
+    busy = false;
   }
 
   $("new").addEventListener("click", async () => {
+    clearTimeout(timer);
+    busy = true;
     try {
-      const state = await api("/api/new", {});
-      $("log").replaceChildren();
-      await show(state, false);
+      await show(await api("/api/new", { game }), false);
     } catch (error) { failed(error); }
+    busy = false;
   });
+  $("auto-pass").addEventListener("change", () => { if (current && !busy) autoPass(current); });
   $("pace").addEventListener("change", () => {
     const value = parseFloat($("pace").value);
     if (Number.isFinite(value) && value >= 0) pace = value;
@@ -100,5 +154,6 @@
       window.qeReplay($("replay"), await api("/api/replay", await file.text()));
     } catch (error) { failed(error); }
   });
-  api("/api/state?since=0").then((state) => show(state, false)).catch(failed);
+  busy = true;
+  api("/api/state?since=0").then((state) => show(state, false)).catch(failed).finally(() => { busy = false; });
 })();

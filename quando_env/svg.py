@@ -2,16 +2,20 @@
 (`TableView._repr_svg_`) all show tables through this one function.
 
 The layout is that of quando_env.picture (seats on the left, piles and the row on the right, the status
-below), on the same fixed 960x640 canvas in the same colours (quando_env.table_style). Every text comes from
-the view and is escaped; colours are presentation attributes (no style attributes or scripts), so the SVG
-works under a strict Content-Security-Policy.
+below), on the same fixed 960x640 canvas in the same colours (quando_env.table_style); a French-suited card
+(Cabo's Qh) shows its suit as a symbol. Every text comes from the view and is escaped; colours are
+presentation attributes (no style attributes or scripts), so the SVG works under a strict
+Content-Security-Policy.
 """
+import re
 from html import escape
 
-from .. import table_style as P
+from . import table_style as P
 
 W, H = P.FRAME_WIDTH, P.FRAME_HEIGHT
 CHAR = 0.52          # a character's mean width, in font sizes, for cutting lines to fit (no font metrics here)
+SUITED = re.compile(r"(A|[2-9]|10|J|Q|K)([hdcs])")      # a French-suited card's name, as Cabo writes it: Qh
+SUITS = {"h": "\u2665", "d": "\u2666", "c": "\u2663", "s": "\u2660"}
 
 
 def _rgb(c) -> str:
@@ -123,6 +127,8 @@ def _card(out, card, x, y, w, h, visible) -> None:
             out.append(f'<rect x="{x + 2}" y="{top + 2}" width="{w - 4}" height="{bottom - top - 4}" rx="3" '
                        f'fill="url(#qe-back)"/>')
         else:
+            suited = SUITED.fullmatch(face)
+            face = suited[1] + SUITS[suited[2]] if suited else face
             size = min((bottom - top) * (0.5 if k == 1 else 0.72), (visible - 4) / max(len(face) * 0.6, 1))
             _text(out, face, x + visible / 2, (top + bottom) / 2 + size * 0.35, size, INK[card.ink], visible,
                   anchor="middle", weight="bold")

@@ -10,10 +10,11 @@ folder above it must be writable.
 import argparse
 import math
 import os
+import re
 from pathlib import Path
 
-from ..checks import SEED_MAX, shown
-from ..files import output_target
+from .checks import SEED_MAX, shown
+from .files import output_target
 
 
 def _span(lo, hi, what: str, above: bool = False) -> str:
@@ -51,6 +52,19 @@ def float_in(lo: float, hi: float | None = None, above: bool = False):
             raise argparse.ArgumentTypeError(f"{shown(text)} is not allowed: {allowed}")
         return value
     return number
+
+
+def host_name(text: str) -> str:
+    """A host name (letters, digits, dots, hyphens) or an IP address, as a browser's Host header names it."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        if len(text) <= 253 and all(re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?", label)
+                                    for label in text.split(".")):
+            return text.lower()
+    raise argparse.ArgumentTypeError(f"{shown(text)} is not a host name or an IP address")
 
 
 positive_int = int_in(1)
@@ -170,8 +184,8 @@ def check_game_options(parser: argparse.ArgumentParser, game: str, players: int,
     """The game's config for its player count (given by players_option; players_from says how the count came
     from it, when not given as a number), --edition (Quando's) and each --option NAME=VALUE (`options`), or the
     program ends naming the option."""
-    from ..core import make_config
-    from ..registry import game_class
+    from .core import make_config
+    from .registry import game_class
 
     cls = game_class(game).config_class
     given = {"num_players": players}
