@@ -1,5 +1,5 @@
 """A game record as a replay the browser steps through: every position drawn from the omniscient view and
-from each seat's (quando_env.web.svg), the moves named in their context, and the record's proof status.
+from each seat's (quando_env.svg), the moves named in their context, and the record's proof status.
 
 `replay_data(record)` is what the server sends for a record chosen in its page; `replay_html(record)` is
 one self-contained page with the same data and the same script inline (no network: it opens from disk and
