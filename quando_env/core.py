@@ -425,6 +425,23 @@ class Game:
         and "human" draw, with quando_env.picture), or everything when seat is None."""
         raise NotImplementedError(f"{self.name} has no table view")
 
+    def move_cards(self, g: int, a: int) -> tuple[str, ...]:
+        """Where the cards that legal move `a` of game g's deciding seat plays, takes or looks at lie in that
+        seat's table view (as quando_env.tableview.place writes places), so that a page can make the move by
+        clicking them; () for a move of no card (a knock). Decided only by what the deciding seat has seen."""
+        return ()
+
+    def moved_cards(self, g: int, before, a: int) -> tuple:
+        """The cards that the step from state record `before` by action `a` moved or looked at in a way every
+        seat saw (a discard, a draw, a card placed into a slot), as handles `card_place` finds again after
+        later steps of the round. None by default."""
+        return ()
+
+    def card_place(self, g: int, handle) -> str | None:
+        """Where a handle of `moved_cards` lies in game g's table views now (the same place in every seat's
+        view), or None where no view shows it or its place would tell something unseen (a shuffled pile)."""
+        return None
+
     def narrator(self, labels: list):
         """The terminal front end's story teller for seat 0 of game 0 (see quando_env.cli.play)."""
         raise NotImplementedError(f"{self.name} has no narrator for terminal play")

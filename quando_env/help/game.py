@@ -100,6 +100,21 @@ class VectorGame(Game):
 
         return table_view(self, *self.view_args(g, seat))
 
+    def move_cards(self, g, a):
+        from .render import move_cards
+
+        return move_cards(self, self.game_index(g), a)
+
+    def moved_cards(self, g, before, a):
+        from .render import moved_cards
+
+        return moved_cards(self, self.game_index(g), before, a)
+
+    def card_place(self, g, handle):
+        from .render import card_place
+
+        return card_place(self, self.game_index(g), handle)
+
     def narrator(self, labels):
         from .play_text import Narrator
 
