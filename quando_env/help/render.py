@@ -155,10 +155,12 @@ def move_cards(game, g: int, a: int) -> tuple[str, ...]:
 
 
 def moved_cards(game, g: int, before, a: int) -> tuple[tuple, ...]:
-    """The row's new or changed cards and the discard pile's new ones (the public table; a card given or
-    taken into a hand is not marked: where it lies in a hand would tell its kind)."""
+    """The row's new or changed cards (a Switch's slot too: it may put the value it takes) and the discard
+    pile's new ones (the public table; a card given or taken into a hand is not marked: where it lies in a
+    hand would tell its kind)."""
     s = game.states[g]
-    row = tuple(("row", j) for j in range(int(s["nrow"])) if j >= before["nrow"] or
+    switched = (a - SWITCH) // 11 if SWITCH <= a < ZAP else -1
+    row = tuple(("row", j) for j in range(int(s["nrow"])) if j >= before["nrow"] or j == switched or
                 (before["row_kind"][j], before["row_val"][j]) != (s["row_kind"][j], s["row_val"][j]))
     turned = _turns(s) != _turns(before)
     return row + tuple(("disc", j, _turns(s)) for j in range(0 if turned else int(before["ndisc"]), int(s["ndisc"])))
