@@ -10,7 +10,8 @@ from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NU
                     decode_jack)
 from .config import Config
 from .observation import PARTS, observe_kernel, observe_kernel_parallel
-from .render import card_place, move_cards, moved_cards, render_text, table_view
+from . import render
+from .render import render_text, table_view
 
 
 class VectorGame(Game):
@@ -39,6 +40,7 @@ class VectorGame(Game):
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
     determinizer = staticmethod(draw_states)
+    card_views = render
 
     def _checked_setup(self, setup):
         out = {"dealer": self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))}
@@ -69,15 +71,6 @@ class VectorGame(Game):
 
     def table_view(self, g=0, seat=None):
         return table_view(self, *self.view_args(g, seat))
-
-    def move_cards(self, g, a):
-        return move_cards(self, self.game_index(g), a)
-
-    def moved_cards(self, g, before, a):
-        return moved_cards(self, self.game_index(g), before, a)
-
-    def card_place(self, g, handle):
-        return card_place(self, self.game_index(g), handle)
 
     def narrator(self, labels):
         from .play_text import Narrator

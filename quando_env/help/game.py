@@ -5,6 +5,7 @@ from ..checks import shown
 from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from . import render
 from .determinize import draw_states
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
                     deck_to_kinds, pile_to_kinds)
@@ -40,6 +41,7 @@ class VectorGame(Game):
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
     determinizer = staticmethod(draw_states)
+    card_views = render
 
     def _checked_setup(self, setup):
         out = {"starter": self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1}
@@ -99,21 +101,6 @@ class VectorGame(Game):
         from .render import table_view
 
         return table_view(self, *self.view_args(g, seat))
-
-    def move_cards(self, g, a):
-        from .render import move_cards
-
-        return move_cards(self, self.game_index(g), a)
-
-    def moved_cards(self, g, before, a):
-        from .render import moved_cards
-
-        return moved_cards(self, self.game_index(g), before, a)
-
-    def card_place(self, g, handle):
-        from .render import card_place
-
-        return card_place(self, self.game_index(g), handle)
 
     def narrator(self, labels):
         from .play_text import Narrator
