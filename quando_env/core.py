@@ -41,6 +41,10 @@ Optional, each with the default `Game` gives:
 - `determinizer` (a function `(obs, k, config, seed) -> k state records` consistent with one player's
   observation, that player as seat 0, e.g. `quando_env.cabo.determinize.draw_states`; default None: no
   `sample_states`, which checks its arguments and records around it).
+- `card_views` (a module with `move_cards(game, g, a)`, `moved_cards(game, g, before, a)` and
+  `card_place(game, g, handle)`, usually the game's render module: where a move's cards lie in the table view
+  and which cards a step moved in a way every seat saw, for the browser page to click and to mark; default
+  None: no card is clickable or marked).
 
 Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
 `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts), and with move features
