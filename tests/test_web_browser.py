@@ -151,6 +151,10 @@ def test_a_game_is_played_by_clicking_cards_and_the_agents_last_moves_are_marked
     rng = np.random.default_rng(2)
     where = ("return [document.getElementById('moves').dataset.turn, document.querySelectorAll('.qe-picked').length, "
              "document.querySelector('[data-game-over]') !== null]")
+    seen = ("return [[...document.querySelectorAll('[data-mark]')].map((m) => m.dataset.mark), "
+            "[...document.querySelectorAll('#table .qe-can')].map((c) => [c.getAttribute('data-at'), "
+            "c.querySelector('title').textContent]), [...document.querySelectorAll('[data-action]')].map((b) => "
+            "b.textContent)]")
     with served(game, seed=31, opponents="heuristic") as server:
         requests_made(browser), errors(browser)
         browser.get(server.url())
@@ -163,17 +167,15 @@ def test_a_game_is_played_by_clicking_cards_and_the_agents_last_moves_are_marked
             before = browser.execute_script(where)
             if before[2]:
                 break
+            marks, cards, names = browser.execute_script(seen)
+            marked |= set(marks)
             try:
-                marked |= {m.get_attribute("data-mark") for m in browser.find_elements("css selector", ".qe-mark")}
-                cards = browser.find_elements("css selector", "#table .qe-can")
-                names = [b.text for b in browser.find_elements("css selector", "[data-action]")]
                 if game == "quando" and by_card == 6:
                     screenshot(browser, "browser-play.png", tmp_path)
                 if cards:
-                    card = cards[int(rng.integers(len(cards)))]
-                    told = card.find_element("css selector", "title").get_attribute("textContent")
+                    at, told = cards[int(rng.integers(len(cards)))]
                     assert all(any(n.startswith(move) for n in names) for move in told.split(" or ")), told
-                    click_card(browser, card)
+                    click_card(browser, browser.find_element("css selector", f'#table [data-at="{at}"]'))
                     by_card += 1
                 else:
                     buttons = browser.find_elements("css selector", "[data-action]")
@@ -181,7 +183,7 @@ def test_a_game_is_played_by_clicking_cards_and_the_agents_last_moves_are_marked
                     by_button += 1
             except StaleElementReferenceException:      # the page was still drawing: look again
                 continue
-            WebDriverWait(browser, 30).until(lambda d: d.execute_script(where) != before)
+            WebDriverWait(browser, 30, poll_frequency=0.05).until(lambda d: d.execute_script(where) != before)
             chosen += browser.execute_script(where)[1] > 0
         others = {f"player_{p}" for p in range(1, server.session.game.num_players)}
         assert server.session.over() and by_card > 2 * by_button and marked and marked <= others
