@@ -41,6 +41,10 @@ Optional, each with the default `Game` gives:
 - `determinizer` (a function `(obs, k, config, seed) -> k state records` consistent with one player's
   observation, that player as seat 0, e.g. `quando_env.cabo.determinize.draw_states`; default None: no
   `sample_states`, which checks its arguments and records around it).
+- `card_views` (a module with `move_cards(game, g, a)`, `moved_cards(game, g, before, a)` and
+  `card_place(game, g, handle)`, usually the game's render module: where a move's cards lie in the table view
+  and which cards a step moved in a way every seat saw, for the browser page to click and to mark; default
+  None: no card is clickable or marked).
 
 Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one(s, cfg, m)` and
 `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts), and with move features
@@ -310,6 +314,7 @@ class Game:
     parallel_kernels = None
     action_feature_parts = None     # a game with legal-move features declares their Parts
     determinizer = None     # draw_states(obs, k, config, seed) -> k records (sample_states checks around it)
+    card_views = None       # the module with the game's move_cards, moved_cards and card_place (its render module)
 
     def __init_subclass__(cls, abstract: bool = False, **kwargs):
         """Check a game class as it is defined (abstract=True: a base for games, checked in its subclasses)."""
@@ -424,6 +429,23 @@ class Game:
         """Game g's table as `seat` sees it, as a `quando_env.tableview.TableView` (what render_mode="rgb_array"
         and "human" draw, with quando_env.picture), or everything when seat is None."""
         raise NotImplementedError(f"{self.name} has no table view")
+
+    def move_cards(self, g: int, a: int) -> tuple[str, ...]:
+        """Where the cards that legal move `a` of game g's deciding seat plays, takes or looks at lie in that
+        seat's table view (as quando_env.tableview.place writes places), so that a page can make the move by
+        clicking them; () for a move of no card (a knock). Decided only by what the deciding seat has seen."""
+        return () if self.card_views is None else self.card_views.move_cards(self, self.game_index(g), a)
+
+    def moved_cards(self, g: int, before, a: int) -> tuple:
+        """The cards that the step from state record `before` by action `a` moved or looked at in a way every
+        seat saw (a discard, a draw, a card placed into a slot), as handles `card_place` finds again after
+        later steps of the round. None by default."""
+        return () if self.card_views is None else self.card_views.moved_cards(self, self.game_index(g), before, a)
+
+    def card_place(self, g: int, handle) -> str | None:
+        """Where a handle of `moved_cards` lies in game g's table views now (the same place in every seat's
+        view), or None where no view shows it or its place would tell something unseen (a shuffled pile)."""
+        return None if self.card_views is None else self.card_views.card_place(self, self.game_index(g), handle)
 
     def narrator(self, labels: list):
         """The terminal front end's story teller for seat 0 of game 0 (see quando_env.cli.play)."""

@@ -3,9 +3,10 @@
 
 The layout is that of quando_env.picture (seats on the left, piles and the row on the right, the status
 below), on the same fixed 960x640 canvas in the same colours (quando_env.table_style); a French-suited card
-(Cabo's Qh) shows its suit as a symbol. Every text comes from the view and is escaped; colours are
-presentation attributes (no style attributes or scripts), so the SVG works under a strict
-Content-Security-Policy.
+(Cabo's Qh) shows its suit as a symbol. Each card (and each face of a card of several) is a group whose
+`data-at` names its place (quando_env.tableview.place), for a page to make cards clickable and to mark
+them. Every text comes from the view and is escaped; colours are presentation attributes (no style
+attributes or scripts), so the SVG works under a strict Content-Security-Policy.
 """
 import re
 from html import escape
@@ -57,12 +58,12 @@ def svg(view) -> str:
     n = len(view.seats)
     h = min(P.MAX_ZONE, (P.BOTTOM - P.TOP - gap * (n - 1)) // max(n, 1))
     for i, zone in enumerate(view.seats):
-        _zone(out, zone, m, P.TOP + i * (h + gap), P.SEATS_WIDTH - m, h)
+        _zone(out, zone, f"s{i}", m, P.TOP + i * (h + gap), P.SEATS_WIDTH - m, h)
     x, w = P.SEATS_WIDTH + m, W - P.SEATS_WIDTH - 2 * m
     k = len(view.table)
     h = min(P.MAX_ZONE, (P.BOTTOM - P.TOP - 60 * bool(view.lines) - gap * (k - 1)) // max(k, 1))
     for i, zone in enumerate(view.table):
-        _zone(out, zone, x, P.TOP + i * (h + gap), w, h)
+        _zone(out, zone, f"t{i}", x, P.TOP + i * (h + gap), w, h)
     y = P.TOP + k * (h + gap) + 16
     for line in view.lines:
         for part in _wrap(line, 15, w - 8):
@@ -86,8 +87,8 @@ def _wrap(text: str, size: float, width: float) -> list[str]:
     return lines + [line] if line else lines
 
 
-def _zone(out, zone, x, y, w, h) -> None:
-    """A panel with the zone's label and note, and its cards below them."""
+def _zone(out, zone, where, x, y, w, h) -> None:
+    """A panel with the zone's label and note, and its cards below them (`where`: the zone's place, "s0")."""
     edge = f' stroke="{GOLD}" stroke-width="3"' if zone.to_move else ""
     out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="8" '
                f'fill="{PANEL_TO_MOVE if zone.to_move else PANEL}"{edge}/>')
@@ -97,32 +98,35 @@ def _zone(out, zone, x, y, w, h) -> None:
     used = len(label) * 18 * CHAR * 1.08
     if zone.note and w - 28 - used > 40:
         _text(out, zone.note, x + 8 + used + 12, y + 21, 14, SOFT, w - 28 - used)
-    _cards(out, zone.cards, x + 8, y + 28, w - 16, h - 34)
+    _cards(out, zone.cards, where, x + 8, y + 28, w - 16, h - 34)
 
 
-def _cards(out, cards, x, y, w, h) -> None:
+def _cards(out, cards, where, x, y, w, h) -> None:
     """Cards left to right, overlapping when they do not fit side by side; each keeps a visible strip."""
     ch = min(P.MAX_CARD, h)
     cw = round(ch * 0.68)
     if not cards:
-        _card(out, None, x, y, cw, ch, cw)
+        _card(out, None, None, x, y, cw, ch, cw)
         return
     k = len(cards)
     step = cw + P.GAP if k * (cw + P.GAP) - P.GAP <= w else (w - cw) / max(k - 1, 1)
     for i, card in enumerate(cards):
-        _card(out, card, round(x + i * step), y, cw, ch, min(cw, round(step)))
+        _card(out, card, f"{where}.{i}", round(x + i * step), y, cw, ch, min(cw, round(step)))
 
 
-def _card(out, card, x, y, w, h, visible) -> None:
-    """One card: its faces stacked (an unseen face as a striped back), text centred in the visible strip."""
+def _card(out, card, at, x, y, w, h, visible) -> None:
+    """One card at place `at`: its faces stacked (an unseen face as a striped back), text centred in the
+    visible strip; a card of several faces holds a group per face, its last rect the face's outline."""
     if card is None:
-        out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="none" stroke="{EMPTY}" '
-                   f'stroke-width="2"/>')
+        out.append((f'<g data-at="{at}">' if at else "") + f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" '
+                   f'fill="none" stroke="{EMPTY}" stroke-width="2"/>' + ("</g>" if at else ""))
         return
     k = len(card.faces)
-    out.append(f'<g><rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="{CARD_FACE}"/>')
+    out.append(f'<g data-at="{at}"><rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="{CARD_FACE}"/>')
     for i, face in enumerate(card.faces):
         top, bottom = y + i * h // k, y + (i + 1) * h // k
+        if k > 1:
+            out.append(f'<g data-at="{at}.{i}">')
         if face is None:
             out.append(f'<rect x="{x + 2}" y="{top + 2}" width="{w - 4}" height="{bottom - top - 4}" rx="3" '
                        f'fill="url(#qe-back)"/>')
@@ -134,6 +138,9 @@ def _card(out, card, x, y, w, h, visible) -> None:
                   anchor="middle", weight="bold")
         if i:
             out.append(f'<line x1="{x}" y1="{top}" x2="{x + w}" y2="{top}" stroke="{CARD_EDGE}"/>')
+        if k > 1:
+            out.append(f'<rect x="{x}" y="{top}" width="{w}" height="{bottom - top}" fill="{CARD_FACE}" '
+                       f'fill-opacity="0" stroke="none"/></g>')
     if card.corner:
         _text(out, card.corner, x + visible / 2, y + h * 0.2, h * 0.16, INK[card.ink], visible, anchor="middle")
     out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="none" stroke="{CARD_EDGE}"/></g>')

@@ -9,6 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 
 INKS = ("black", "red", "blue", "green", "purple", "orange")
+PILE_SHOWN = 6       # a pile's top cards a view shows
+
+
+def place(area: str, zone: int, card: int, face: int | None = None) -> str:
+    """Where a card lies in a TableView, as a page addresses it (quando_env.svg marks each card with it): area
+    "s" (seats) or "t" (table), the zone's index there, the card's index in the zone, and optionally one of its
+    faces. "s2.4" is card 4 of seat 2's zone; "t0.0.1" the second face of the first table zone's first card."""
+    return f"{area}{zone}.{card}" + ("" if face is None else f".{face}")
 
 
 @dataclass(frozen=True)
@@ -93,7 +101,7 @@ def status_lines(game, g: int, seat: int | None, over_phase: int, phases: dict) 
     return lines
 
 
-def pile_zone(name: str, pile, card, shown: int = 6) -> Zone:
+def pile_zone(name: str, pile, card, shown: int = PILE_SHOWN) -> Zone:
     """A pile as a Zone: `pile` its cards bottom first, `card(c)` how one card shows; the top `shown` cards,
     top first, and the pile's size."""
     return Zone(name, tuple(card(int(c)) for c in pile[::-1][:shown]), count=len(pile))

@@ -13,7 +13,7 @@ from quando_env.cli import main, parse_args
 from quando_env.registry import game_module
 from quando_env.web import session as session_module
 from quando_env.web.replay_page import html_page, replay_data
-from quando_env.web.session import Session, hint, round_end_view
+from quando_env.web.session import Session, hint, round_end, round_end_view
 from quando_env.svg import svg
 from quando_env.tableview import common_view
 from web_helpers import PLAYERS, request, served, token_of
@@ -53,16 +53,32 @@ def view_of(g, viewer):
     return g.table_view(0, viewer)
 
 
+def last_turns_marked(table, steps, viewer) -> list:
+    """The marks `viewer` may be shown: `steps`, the (seat, handles) of the round's moves that moved cards in
+    order, cut into turns (a seat's consecutive moves); each other seat's last turn's cards where `table`
+    shows them, a place taken by the later turn."""
+    last = {}
+    for i, (seat, handles) in enumerate(steps):
+        last[seat] = (last[seat][0], last[seat][1] + list(handles)) if i and steps[i - 1][0] == seat else \
+            (i, list(handles))
+    found = {}
+    for seat, (_, handles) in sorted(last.items(), key=lambda item: item[1][0]):
+        for at in (table.card_place(0, h) for h in handles if seat != viewer):
+            if at is not None:
+                found[at] = seat
+    return sorted((at, seat) for at, seat in found.items())
+
+
 def what_the_viewer_may_know(session, viewer) -> tuple[set, set, dict]:
-    """(pictures, texts, legal moves) `viewer` (a person's seat, None: a spectator) may be shown in the game
-    just played, found by replaying its record: the viewer's view at every position, the narration (the game's
-    narrator at seat 0; elsewhere own moves, who decided, step notes and round results), the seat's legal
-    moves when deciding."""
+    """(pictures with their marks, texts, legal moves) `viewer` (a person's seat, None: a spectator) may be
+    shown in the game just played, found by replaying its record: the viewer's view at every position with the
+    cards the other seats' last turns moved, the narration (the game's narrator at seat 0; elsewhere own moves,
+    who decided, step notes and round results), the seat's legal moves when deciding with their cards."""
     record = session.env.game_record()
     labels = [("you" if p == 0 else session.kind[p]) for p in range(session.game.num_players)]
     narrated = viewer == 0 and session.narrator is not None
     pictures, texts, moves = set(), {session.result[viewer]}, {}
-    narrator, before = None, None
+    narrator, before, steps = None, None, []
 
     def position(k, g):
         nonlocal narrator, before
@@ -70,19 +86,25 @@ def what_the_viewer_may_know(session, viewer) -> tuple[set, set, dict]:
             narrator = g.narrator(labels)
             texts.update(narrator.intro())
         before = g.states.copy()
-        pictures.add(svg(view_of(g, viewer)))
+        pictures.add((svg(view_of(g, viewer)), json.dumps(last_turns_marked(g, steps, viewer))))
         if k < len(record["actions"]) and int(g.current_player[0]) == viewer:
             legal = [int(a) for a in np.flatnonzero(g.legal_action_mask[0])]
             hints = (hint(session.hinters[viewer], {"observation": g.observe()[0], "action_mask":
                                                     g.legal_action_mask[0]}) if session.hinters else {})
             for a in legal:
                 name, detail = narrator.move(a)[:2] if narrated else (g.move_name(0, a), "")
-                moves.setdefault(a, set()).add((name, detail, hints.get(a)))
+                moves.setdefault(a, set()).add((name, detail, hints.get(a), g.move_cards(0, a)))
             texts.update(narrator.flush() if narrated else [f"You: {g.move_name(0, record['actions'][k])}."])
 
     def each(k, p, a, g):
-        if g.round_over[0] and not (g.game_over[0] or g.truncated[0]):
-            pictures.add(svg(round_end_view(g, before, a, viewer)))    # checked by the test of reveals below
+        ended = g.round_over[0] and not (g.game_over[0] or g.truncated[0])
+        table = round_end(g, before, a) if ended else g
+        handles = table.moved_cards(0, before[0], a)
+        steps.extend([(p, handles)] if handles else [])
+        if ended:       # the view is checked by the test of reveals below
+            pictures.add((svg(round_end_view(g, before, a, viewer)), json.dumps(last_turns_marked(table, steps,
+                                                                                                  viewer))))
+            steps.clear()
         if narrated:
             texts.update(narrator.told(before, a))
         else:
@@ -105,14 +127,16 @@ def check_told(answers, session, viewer="seat") -> None:
         if not state["over"]:
             assert str(session.seed) not in json.dumps(state), "the seed before the game's end"
         for event in state["events"]:
-            assert set(event) == {"svg", "lines", "reveal"}
-            assert event["svg"] in pictures, "a picture the viewer never saw"
+            assert set(event) == {"svg", "lines", "reveal", "marks"}
+            marked = json.dumps(sorted((m["at"], m["seat"]) for m in event["marks"]))
+            assert (event["svg"], marked) in pictures, "a picture or marks the viewer never saw"
             for line in event["lines"]:
                 assert line in texts or re.fullmatch(r".*, \d players\. (You are player_\d; the others|You watch): .*",
                                                      line) or line == "A new round is dealt.", line
         for move in state["moves"]:
-            assert set(move) == {"action", "name", "detail"} | ({"p"} if session.hinters else set())
-            assert (move["name"], move["detail"], move.get("p")) in moves.get(move["action"], ()), move
+            assert set(move) == {"action", "name", "detail", "cards"} | ({"p"} if session.hinters else set())
+            assert (move["name"], move["detail"], move.get("p"), tuple(move["cards"])) in moves.get(move["action"],
+                                                                                                   ()), move
         assert state["result"] in (None, session.result[viewer])
     assert answers[-1]["over"] and f"seed was {session.seed}" in answers[-1]["result"]
 
@@ -176,11 +200,15 @@ def plant(monkeypatch, leak: str) -> None:
     if leak == "picture":
         monkeypatch.setattr(session_module, "seat_view", lambda game, viewer: game.table_view(0, None))
     elif leak == "line":
-        monkeypatch.setattr(Session, "_event", lambda self, viewer, view, lines, reveal=False: told(
-            self, viewer, view, [*lines, self.game.render_text(0)], reveal))
+        monkeypatch.setattr(Session, "_event", lambda self, viewer, view, lines, **kw: told(
+            self, viewer, view, [*lines, self.game.render_text(0)], **kw))
     elif leak == "seed":       # the narration's first line names the seed, as it once did
-        monkeypatch.setattr(Session, "_event", lambda self, viewer, view, lines, reveal=False: told(
-            self, viewer, view, [f"seed {self.seed}", *lines], reveal))
+        monkeypatch.setattr(Session, "_event", lambda self, viewer, view, lines, **kw: told(
+            self, viewer, view, [f"seed {self.seed}", *lines], **kw))
+    elif leak == "mark":       # each other seat's highest-ranked card marked (Cabo's card ids grow with the rank)
+        monkeypatch.setattr(session_module, "marks", lambda game, moved, viewer: [
+            {"at": f"s{q}.{int(np.argmax(game.states[0]['slot'][q]))}", "seat": q}
+            for q in range(game.num_players) if q != viewer])
     elif leak == "other seat":     # a person is sent the other person's view
         monkeypatch.setattr(session_module, "seat_view", lambda game, viewer: game.table_view(
             0, None if viewer is None else 1 - viewer))
@@ -188,7 +216,7 @@ def plant(monkeypatch, leak: str) -> None:
         monkeypatch.setattr(session_module, "seat_view", lambda game, viewer: game.table_view(0, viewer or 0))
 
 
-@pytest.mark.parametrize("leak", ["picture", "line", "seed", "other seat", "spectator"])
+@pytest.mark.parametrize("leak", ["picture", "line", "seed", "mark", "other seat", "spectator"])
 def test_a_planted_leak_fails_the_check(monkeypatch, leak):
     plant(monkeypatch, leak)
     with served("cabo", seat=0, seed=SEED, humans=2) as server:

@@ -104,8 +104,6 @@ def test_a_whole_game_is_played_by_clicks(browser, game, tmp_path):
             if found[0].get_attribute("data-game-over") is not None:
                 break
             assert game != "cabo" or not browser.execute_script(PASS_OFFERED)
-            if clicks == 2 and game == "quando":
-                screenshot(browser, "browser-play.png", tmp_path)
             button = found[int(rng.integers(len(found)))]
             try:
                 button.click()
@@ -131,6 +129,66 @@ def test_a_whole_game_is_played_by_clicks(browser, game, tmp_path):
         assert any(f"seed was {seed}" in (state["result"] or "") for state in told)
         assert f"http://127.0.0.1:{port}/api/move" in urls and f"http://127.0.0.1:{port}/play.js" in urls
         assert all(u.startswith((f"http://127.0.0.1:{port}/", "data:")) for u in urls)
+    assert errors(browser) == []
+
+
+def click_card(driver, card) -> None:
+    """A real click on a card of the table near its left edge: a pile's or a long hand's cards overlap to the
+    right, each keeping its left strip in view."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).move_to_element_with_offset(card, -card.rect["width"] / 2 + 6, 0).click().perform()
+
+
+@pytest.mark.parametrize("game", ["quando", "cabo", "help"])
+def test_a_game_is_played_by_clicking_cards_and_the_agents_last_moves_are_marked(browser, game, tmp_path):
+    """Every decision that a card fits is made by clicking a card the page offers (its tooltip naming moves of
+    the list; a card several moves use is chosen, then another card tells which), the rest by buttons; the
+    cards the agents moved are outlined with their names."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    rng = np.random.default_rng(2)
+    where = ("return [document.getElementById('moves').dataset.turn, document.querySelectorAll('.qe-picked').length, "
+             "document.querySelector('[data-game-over]') !== null]")
+    seen = ("return [[...document.querySelectorAll('[data-mark]')].map((m) => m.dataset.mark), "
+            "[...document.querySelectorAll('#table .qe-can')].map((c) => [c.getAttribute('data-at'), "
+            "c.querySelector('title').textContent]), [...document.querySelectorAll('[data-action]')].map((b) => "
+            "b.textContent)]")
+    with served(game, seed=31, opponents="heuristic") as server:
+        requests_made(browser), errors(browser)
+        browser.get(server.url())
+        if game == "cabo":
+            wait_for(browser, "#auto-pass-label:not([hidden])")[0].click()
+        by_card = by_button = chosen = 0
+        marked = set()
+        while True:
+            wait_for(browser, "[data-action], [data-game-over]")
+            before = browser.execute_script(where)
+            if before[2]:
+                break
+            marks, cards, names = browser.execute_script(seen)
+            marked |= set(marks)
+            try:
+                if game == "quando" and by_card == 6:
+                    screenshot(browser, "browser-play.png", tmp_path)
+                if cards:
+                    at, told = cards[int(rng.integers(len(cards)))]
+                    assert all(any(n.startswith(move) for n in names) for move in told.split(" or ")), told
+                    click_card(browser, browser.find_element("css selector", f'#table [data-at="{at}"]'))
+                    by_card += 1
+                else:
+                    buttons = browser.find_elements("css selector", "[data-action]")
+                    buttons[int(rng.integers(len(buttons)))].click()
+                    by_button += 1
+            except StaleElementReferenceException:      # the page was still drawing: look again
+                continue
+            WebDriverWait(browser, 30, poll_frequency=0.05).until(lambda d: d.execute_script(where) != before)
+            chosen += browser.execute_script(where)[1] > 0
+        others = {f"player_{p}" for p in range(1, server.session.game.num_players)}
+        assert server.session.over() and by_card > 2 * by_button and marked and marked <= others
+        assert chosen or game != "quando"
+        assert all(u.startswith((f"http://127.0.0.1:{server.port}/", "data:")) for u in requests_made(browser))
     assert errors(browser) == []
 
 

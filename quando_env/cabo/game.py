@@ -10,6 +10,7 @@ from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NU
                     decode_jack)
 from .config import Config
 from .observation import PARTS, observe_kernel, observe_kernel_parallel
+from . import render
 from .render import render_text, table_view
 
 
@@ -39,6 +40,7 @@ class VectorGame(Game):
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
     determinizer = staticmethod(draw_states)
+    card_views = render
 
     def _checked_setup(self, setup):
         out = {"dealer": self.checked_seat("dealer", setup.get("dealer", self.config.first_dealer))}

@@ -2,9 +2,11 @@
 text and as a TableView for pictures (quando_env.picture). A card is written as its short name ("Qh", "10c",
 "Kd") when known, "??" when not; empty slots are "--"."""
 
-from ..tableview import Card, TableView, Zone, pile_zone, seat_label, status_lines, status_text, title_of
+from ..tableview import (PILE_SHOWN, Card, TableView, Zone, pile_zone, place, seat_label, status_lines, status_text,
+                         title_of)
 from . import engine as E
-from .cards import DIAMONDS, HEARTS, NUM_SLOTS, card_name, suit, value
+from .cards import (DIAMONDS, DISCARD_DRAWN, DRAW_STOCK, HEARTS, JACK_SWAP, NUM_CARDS, NUM_SLOTS, PASS, PLACE,
+                    QUEEN_LOOK, SNAP, TAKE_DISCARD, card_name, decode_jack, suit, value)
 
 PHASES = {E.PH_DRAW: "draw from the stock or take the discard", E.PH_PLACE: "place the drawn card",
           E.PH_QUEEN: "Queen: look at an own card", E.PH_JACK: "Jack: exchange two cards",
@@ -78,7 +80,7 @@ def _drawn_label(s) -> str:
     return f"drawn from {'the stock' if s['from_stock'] else 'the discard pile'}"
 
 
-def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -> TableView:
+def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = PILE_SHOWN) -> TableView:
     """The table of game g as a picture shows it to `seat` (what render_text tells, as cards): every seat's
     eight slots (None: empty), a card it has not seen face down; red suits in red."""
     s = game.states[g]
@@ -99,3 +101,53 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
          pile_zone("stock", s["stock"][:int(s["nstock"])], card, pile_cards))
     return TableView(title_of(_title(s), seat), seats, table, status_text(s, game.num_players, E.PH_OVER, PHASES),
                      legend="slots 0-7 left to right; face down: not seen")
+
+
+# ---------------------------------------------------------------- the cards of a move, for pages
+def _piles(s) -> tuple[int, int]:
+    """The table zones' indices of the discard pile and the stock (after the drawn card's zone, if shown)."""
+    k = int(s["drawn"] >= 0)
+    return k, k + 1
+
+
+def move_cards(game, g: int, a: int) -> tuple[str, ...]:
+    """The pile top a draw takes, the drawn card and the slot a placing uses, the slots a Queen, a Jack or a
+    snap names."""
+    s = game.states[g]
+    p, n = int(s["cur"]), game.num_players
+    disc, stock = _piles(s)
+    if a in (DRAW_STOCK, TAKE_DISCARD):
+        return (place("t", stock if a == DRAW_STOCK else disc, 0),)
+    if PLACE <= a <= DISCARD_DRAWN:
+        return (place("t", 0, 0),) + ((place("s", p, a - PLACE),) if a < DISCARD_DRAWN else ())
+    if QUEEN_LOOK <= a < JACK_SWAP or SNAP <= a < PASS:
+        return (place("s", p, a - (QUEEN_LOOK if a < JACK_SWAP else SNAP)),)
+    if JACK_SWAP <= a < SNAP:
+        r, i, j = decode_jack(a)
+        return place("s", p, i), place("s", (p + r) % n, j)
+    return ()
+
+
+def moved_cards(game, g: int, before, a: int) -> tuple[int, ...]:
+    """The cards that changed place (out of the stock, into a slot, the drawn card's place or the discard
+    pile; every seat sees where a card goes, not always what it is), and the slot a Queen looks at or a snap
+    names."""
+    s = game.states[g]
+    slot = a - QUEEN_LOOK if QUEEN_LOOK <= a < JACK_SWAP else a - SNAP if SNAP <= a < PASS else None
+    named = () if slot is None else (int(before["slot"][before["cur"], slot]),)
+    return named + tuple(c for c in range(NUM_CARDS) if s["loc"][c] != E.LOC_STOCK
+                          and (before["loc"][c], before["pos"][c]) != (s["loc"][c], s["pos"][c]))
+
+
+def card_place(game, g: int, c: int) -> str | None:
+    """Card c in a slot, as the drawn card, or among the discard pile's shown top cards (not in the stock)."""
+    s = game.states[g]
+    loc = int(s["loc"][c])
+    if loc < game.num_players:
+        return place("s", loc, int(s["pos"][c]))
+    if loc == E.LOC_DRAWN:
+        return place("t", 0, 0)
+    if loc == E.LOC_DISC:
+        top = int(s["ndisc"]) - 1 - list(s["disc"][:int(s["ndisc"])]).index(c)
+        return place("t", _piles(s)[0], top) if top < PILE_SHOWN else None
+    return None

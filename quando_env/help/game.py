@@ -5,6 +5,7 @@ from ..checks import shown
 from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
+from . import render
 from .determinize import draw_states
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
                     deck_to_kinds, pile_to_kinds)
@@ -40,6 +41,7 @@ class VectorGame(Game):
     state_parts = E.STATE_PARTS
     action_feature_parts = AF.PARTS
     determinizer = staticmethod(draw_states)
+    card_views = render
 
     def _checked_setup(self, setup):
         out = {"starter": self.checked_seat("starter", setup["starter"]) if "starter" in setup else -1}

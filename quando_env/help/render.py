@@ -1,9 +1,11 @@
 """Readable views of a game: one seat's view (only what that seat knows, K1-K3) or an omniscient one, as text
 and as a TableView for pictures (quando_env.picture)."""
 
-from ..tableview import FACE_DOWN, Card, TableView, Zone, pile_zone, seat_label, status_lines, status_text, title_of
+from ..tableview import (FACE_DOWN, PILE_SHOWN, Card, TableView, Zone, pile_zone, place, seat_label, status_lines,
+                         status_text, title_of)
 from . import engine as E
-from .cards import CODES, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_NAMES, NUM_KINDS, a_card
+from .cards import (CODES, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_NAMES, NO, NUM_KINDS, SWITCH,
+                    WILD, ZAP, a_card)
 
 _PHASES = {E.PH_OPEN: "open with the called card (R6)", E.PH_PLAY: "play a card, or ask for help if none fits",
            E.PH_GIVE: "give the asker a card that fits the row (R17)", E.PH_BACK: "give the helper a card back (R18)",
@@ -104,7 +106,7 @@ def kind_card(k: int, value: str | None = None) -> Card:
     return Card((KIND_NAMES[k],), ink=_INKS.get(k, "black"))
 
 
-def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -> TableView:
+def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = PILE_SHOWN) -> TableView:
     """The table of game g as a picture shows it to `seat` (what render_text tells, as cards): its own hand,
     the others' hands face down, the row, the piles' tops."""
     s = game.states[g]
@@ -128,3 +130,51 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = 6) -
     return TableView(title_of(_title(s), seat), seats, table, status_text(s, n, E.PH_OVER, _PHASES),
                      lines=(helped,) if helped else (),
                      legend="others' hands face down; a Wild in the row shows the value it was given")
+
+
+# ---------------------------------------------------------------- the cards of a move, for pages
+def move_cards(game, g: int, a: int) -> tuple[str, ...]:
+    """The hand card a move plays, gives or gives back (the first of its kind: the hand shows kinds in order),
+    with the row card a Wild covers or a Switch takes, and the number a Switch puts."""
+    s = game.states[g]
+    p = int(s["cur"])
+
+    def mine(k):
+        return place("s", p, int(s["hand"][p, :k].sum()))
+    if a < WILD:
+        return (mine(a),)               # the number a + 1: kind a
+    if a >= GIVE:
+        return (mine(a - (GIVE if a < GIVE_BACK else GIVE_BACK)),)
+    if a < SWITCH:
+        slot = a - WILD
+        return (mine(K_WILD),) + ((place("t", 0, slot),) if slot < s["nrow"] else ())
+    if a < ZAP:
+        slot, k = divmod(a - SWITCH, 11)
+        return mine(K_SWITCH), place("t", 0, slot), mine(k)
+    return {ZAP: (mine(K_ZAP),), NO: (mine(K_NO),)}.get(a, ())
+
+
+def moved_cards(game, g: int, before, a: int) -> tuple[tuple, ...]:
+    """The row's new or changed cards (a Switch's slot too: it may put the value it takes) and the discard
+    pile's new ones (the public table; a card given or taken into a hand is not marked: where it lies in a
+    hand would tell its kind)."""
+    s = game.states[g]
+    switched = (a - SWITCH) // 11 if SWITCH <= a < ZAP else -1
+    row = tuple(("row", j) for j in range(int(s["nrow"])) if j >= before["nrow"] or j == switched or
+                (before["row_kind"][j], before["row_val"][j]) != (s["row_kind"][j], s["row_val"][j]))
+    turned = _turns(s) != _turns(before)
+    return row + tuple(("disc", j, _turns(s)) for j in range(0 if turned else int(before["ndisc"]), int(s["ndisc"])))
+
+
+def _turns(s) -> int:
+    """How often the discard pile has become the draw pile (its cards' positions start anew each time)."""
+    return int(s["shuffles"]) + int(s["flips"])
+
+
+def card_place(game, g: int, handle) -> str | None:
+    """A row slot that still holds a card, or a discard pile position still among the shown top cards."""
+    s = game.states[g]
+    if handle[0] == "row":
+        return place("t", 0, handle[1]) if handle[1] < s["nrow"] else None
+    top = int(s["ndisc"]) - 1 - handle[1]
+    return place("t", 2, top) if handle[2] == _turns(s) and 0 <= top < PILE_SHOWN else None

@@ -42,7 +42,8 @@ CONNECTIONS = 1000                 # uvicorn's limit_concurrency: beyond it, 503
 BACKLOG = 2048                     # connections the kernel queues before they are accepted
 KEEP_ALIVE = 5                     # seconds an idle kept-alive connection stays open
 STATIC = {"/": ("play.html", "text/html; charset=utf-8"), "/play.js": ("play.js", "text/javascript"),
-          "/replay.js": ("replay.js", "text/javascript"), "/style.css": ("style.css", "text/css")}
+          "/replay.js": ("replay.js", "text/javascript"), "/table.js": ("table.js", "text/javascript"),
+          "/style.css": ("style.css", "text/css")}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 HEADERS = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),

@@ -3,7 +3,10 @@ be told of it.
 
 The session keeps the whole game; a page gets only `Session.state(viewer)`: its viewer's TableView (a seat's,
 or for a spectator what every seat sees alike, quando_env.tableview.common_view) drawn as SVG after every
-decision, the narration told to that viewer, the seat's legal moves while it decides, and the result. At a
+decision, with the places of the cards each other seat's last turn moved in a way every seat saw
+(`Game.moved_cards`, `Game.card_place`: the marks), the narration told to that viewer, the seat's legal moves
+while it decides, each with the places of the cards it involves (`Game.move_cards`: what the page makes
+clickable), and the result. At a
 round's end the rules reveal cards: the viewer's view of the round's last state is shown then. The narrator
 tells the game from seat 0 (`Game.narrator`), so a person at another seat (and a spectator) is told their own
 moves by name, that the others decided, what every seat saw (`Game.step_notes`) and each round's points. The
@@ -48,13 +51,32 @@ def seat_view(game, viewer):
     return game.table_view(0, viewer)
 
 
-def round_end_view(game, before, action: int, viewer):
-    """What `viewer` sees of the state right after `action` ended a round, before the next deal (the engine
-    deals in the same step): the step replayed on a copy of the state with the round as the episode."""
+def round_end(game, before, action: int):
+    """The table right after `action` ended a round, before the next deal (the engine deals in the same step):
+    the step replayed on a copy of the state with the round as the episode."""
     shadow = type(game)(1, seed=0, autoreset=False, **{**game.config.to_dict(), "episode": "round"})
     shadow.states[:] = before
     shadow.step(np.array([action], np.int64), checked=True)
-    return seat_view(shadow, viewer)
+    return shadow
+
+
+def round_end_view(game, before, action: int, viewer):
+    """What `viewer` sees of the table right after `action` ended a round (round_end)."""
+    return seat_view(round_end(game, before, action), viewer)
+
+
+def marks(game, moved: dict, viewer) -> list:
+    """[{"at": place, "seat": mover}] of the cards each seat other than `viewer` moved in its last turn
+    (`moved`: seat -> handles of Game.moved_cards, the latest mover last), where game 0 shows them now; a
+    place two movers touched is the later one's."""
+    found = {}
+    for seat, handles in moved.items():
+        for handle in handles if seat != viewer else ():
+            at = game.card_place(0, handle)
+            if at is not None:
+                found.pop(at, None)
+                found[at] = seat
+    return [{"at": at, "seat": seat} for at, seat in found.items()]
 
 
 def hint(agent, obs) -> dict:
@@ -134,7 +156,7 @@ class Session:
         self.env.reset(seed=seed)
         self.narrator = game.narrator([("you" if p == 0 else self.kind[p]) for p in range(n)]) \
             if 0 in self.seats else None
-        self.events, self.result = {v: [] for v in self.viewers}, None
+        self.events, self.result, self.moved, self.last_mover = {v: [] for v in self.viewers}, None, {}, None
         for v in self.viewers:
             who = ", ".join(f"player_{p} {self.kind[p]}" for p in range(n) if p != v)
             intro = [f"{self._title()}, {n} players. " + (f"You are player_{v}; the others: {who}." if v is not None
@@ -204,6 +226,9 @@ class Session:
         name = game.move_name(0, a)
         self.env.step(a)
         self.turn += 1
+        ended = game.round_over[0] and not self.over()
+        table = round_end(game, before, a) if ended else game      # the table the move left
+        self._moved(p, table.moved_cards(0, before[0], a))
         for v in self.viewers:
             if v == 0 and self.narrator:
                 lines = self.narrator.told(before, a)
@@ -212,14 +237,28 @@ class Session:
                 if game.round_over[0]:
                     lines.append(f"Round over: points {[int(x) for x in game.round_points[0]]}, totals "
                                  f"{[int(x) for x in game.totals[0]]}.")
-            if game.round_over[0] and not self.over():
-                self._event(v, round_end_view(game, before, a, v), lines, reveal=True)
+            if ended:
+                self._event(v, seat_view(table, v), lines, reveal=True, marked=marks(table, self.moved, v))
                 lines = ["A new round is dealt."]
-            self._event(v, seat_view(game, v), lines)
+            self._event(v, seat_view(game, v), lines, marked=[] if ended else marks(game, self.moved, v))
+        if ended:
+            self.moved, self.last_mover = {}, None
         self._publish()
 
-    def _event(self, viewer, view, lines, reveal=False) -> None:
-        self.events[viewer].append({"svg": svg(view), "lines": list(lines), "reveal": reveal})
+    def _moved(self, seat: int, handles) -> None:
+        """Keep the cards `seat` moved: added to its turn's while it moves on, else its new turn's (a move
+        that moves no card, as a pass, leaves the marks as they were)."""
+        if not handles:
+            return
+        if seat == self.last_mover:
+            self.moved[seat] += handles
+        else:
+            self.moved.pop(seat, None)
+            self.moved[seat] = list(handles)
+        self.last_mover = seat
+
+    def _event(self, viewer, view, lines, reveal=False, marked=()) -> None:
+        self.events[viewer].append({"svg": svg(view), "lines": list(lines), "marks": list(marked), "reveal": reveal})
 
     def _result(self, viewer) -> str:
         totals = [int(x) for x in self.game.totals[0]]
@@ -244,6 +283,7 @@ class Session:
                 name, detail = (self.narrator.move(a)[:2] if self.narrator and p == 0
                                 else (self.game.move_name(0, a), ""))
                 moves.setdefault(p, []).append({"action": a, "name": name, "detail": detail,
+                                                "cards": list(self.game.move_cards(0, a)),
                                                 **({"p": hints[a]} if hints is not None else {})})
         self.snapshot = {"title": self._title(), "game": self.games_played, "turn": self.turn, "over": self.over(),
                          "result": self.result, "moves": moves, "events": self.events,

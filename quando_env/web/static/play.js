@@ -3,12 +3,14 @@
 // narration), one at a time at the chosen pace, then the seat's legal moves as buttons (data-action). While
 // others decide (agents, other people) it asks the server for what is new; a spectator's page only watches.
 // The lines told since the person's last move are marked (class "recent"); Cabo's snap windows can be passed
-// by themselves (auto-pass).
+// by themselves (auto-pass). The table (table.js) marks the cards the others just moved, and a move can be
+// made by clicking its cards: a card that one legal move uses makes it; a card that several use is chosen,
+// and the next card, or the chosen cards' move in the list, tells which.
 (() => {
   const token = new URLSearchParams(location.search).get("token") || "";
   const $ = (id) => document.getElementById(id);
   const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-  let pace = null, since = 0, game = null, turn = null, timer = null, busy = false, current = null;
+  let pace = null, since = 0, game = null, turn = null, timer = null, busy = false, current = null, picked = [];
 
   async function api(path, body) {
     const init = { headers: { "X-Token": token } };
@@ -57,7 +59,10 @@
     let shown = null;
     for (const event of state.events) {     // a pause before each new picture: the last one stays a while
       if (animate && shown && event.svg !== shown.svg && pace > 0) await sleep((shown.reveal ? 3 : 1) * pace * 1000);
-      if (!shown || event.svg !== shown.svg) $("table").innerHTML = event.svg;
+      if (!shown || event.svg !== shown.svg || JSON.stringify(event.marks) !== JSON.stringify(shown.marks)) {
+        $("table").innerHTML = event.svg;
+        window.qeTable.mark($("table"), event.marks);
+      }
       log(event.lines, event.reveal ? "reveal" : "");
       shown = event;
     }
@@ -88,9 +93,15 @@
         button.appendChild(hint);
       }
       button.addEventListener("click", () => play(move.action));
+      button.addEventListener("mouseenter", () => window.qeTable.hint($("table"), move));
+      button.addEventListener("mouseleave", () => window.qeTable.hint($("table"), null));
       $("moves").appendChild(button);
     }
-    $("status").textContent = state.moves.length ? "Your move." : state.over ? "" : "Waiting for the others...";
+    $("moves").dataset.turn = String(state.turn);
+    pick([]);
+    const cards = state.moves.some((move) => move.cards.length);
+    $("status").textContent = state.moves.length ? (cards ? "Your move: click a card or a move." : "Your move.")
+      : state.over ? "" : "Waiting for the others...";
     if (!state.moves.length) wait(state.over ? 1500 : 400);
   }
 
@@ -100,6 +111,38 @@
       return false;
     play(pass.action);
     return true;
+  }
+
+  // The cards chosen so far: the table offers the cards that fit them, the list marks the moves they fit and
+  // offers those whose cards are exactly the chosen ones.
+  function pick(places) {
+    picked = places;
+    const moves = current ? current.moves : [];
+    window.qeTable.offer($("table"), moves, picked);
+    const fitting = picked.length ? window.qeTable.fits(moves, picked) : [];
+    for (const button of $("moves").querySelectorAll("button")) {
+      button.classList.toggle("fits", fitting.some((move) => String(move.action) === button.dataset.action));
+    }
+    const exact = fitting.filter((move) => move.cards.length === picked.length);
+    $("picked").hidden = !picked.length;
+    $("picked-moves").replaceChildren(...exact.map((move) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.confirm = String(move.action);
+      button.textContent = move.name;
+      button.addEventListener("click", () => play(move.action));
+      return button;
+    }));
+  }
+
+  function clicked(event) {
+    const card = event.target.closest(".qe-can, .qe-picked");
+    if (!card || !current || busy) return;
+    const at = card.getAttribute("data-at");
+    if (picked.includes(at)) return pick(picked.filter((place) => place !== at));
+    const using = window.qeTable.fits(current.moves, [...picked, at]);
+    if (using.length === 1) return play(using[0].action);
+    pick([...picked, at]);
   }
 
   function wait(ms) {
@@ -122,6 +165,8 @@
     clearTimeout(timer);
     for (const line of $("log").querySelectorAll(".recent")) line.classList.remove("recent");
     for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
+    window.qeTable.offer($("table"), [], []);
+    $("picked").hidden = true;
     $("status").textContent = "...";
     busy = true;
     try {
@@ -142,6 +187,8 @@
     } catch (error) { failed(error); }
     busy = false;
   });
+  $("table").addEventListener("click", clicked);
+  $("put-back").addEventListener("click", () => pick([]));
   $("auto-pass").addEventListener("change", () => { if (current && !busy) autoPass(current); });
   $("pace").addEventListener("change", () => {
     const value = parseFloat($("pace").value);
