@@ -1,6 +1,6 @@
 """Train a learned agent for a game with its default recipe: `python train.py --game cabo --seconds 3600`.
 
-The batched self-play learner (quando_env/agents/learner.py); see `python train.py --help` (installed:
+The batched self-play learner (the package quando_env/agents/learner/); see `python train.py --help` (installed:
 `python -m quando_env train`). The model plays as `learned:RUN/best.npz`. SB3's MaskablePPO path (the `ppo`
 agent) is `python -m quando_env.agents.training`."""
 import sys

@@ -1,0 +1,7 @@
+"""`python -m quando_env.agents.learner`: the learner's command line (cli.main)."""
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

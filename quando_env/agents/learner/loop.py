@@ -1,0 +1,509 @@
+"""The learner: collect a rollout of every game, learn from it, repeat (`Learner.iteration`).
+
+`Learner` holds a run's state (the games, the network, the optimizer, the pool, the rollout buffers, the
+counters): who plays which seat, acting, the rewards each decision earns, the advantages, the updates, the model
+it makes, and saving and resuming (no pickle). The package's docstring says how it plays and learns.
+"""
+import copy
+import dataclasses
+import json
+import threading
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numba
+import numpy as np
+import torch
+from torch import nn
+
+from quando_env.checks import need
+from quando_env.registry import game_class
+
+from .. import sparse
+from ..learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
+from .hyper import Hyper
+from .losses import loss_function
+from .net import Legal, Net, as_tensors, dense, masked_log_probs, masked_probs
+from .rollout import Rollout
+from .state import check_state, read_state
+
+LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
+
+
+def thread_counts(threads: int) -> None:
+    """torch's threads and numba's (at most as many), for the calling thread: both counts hold per thread. Set
+    before the first batch: one threaded kernel starts numba's OpenMP threads, which then compete with torch."""
+    torch.set_num_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
+class Diverged(ValueError):
+    """An update made the weights NaN or infinite (they are restored to what they were before it)."""
+
+
+class Learner:
+    """The state of a run: the games, the network, the optimizer, the pool, the rollout buffer, the counters."""
+
+    def __init__(self, hp: Hyper, heuristic=None):
+        from .. import game_agents, make_agent
+
+        self.hp = hp
+        thread_counts(hp.threads)
+        torch.manual_seed(hp.seed)
+        self.rng = np.random.default_rng(hp.seed)
+        self.game = game_class(hp.game)(hp.num_games, seed=hp.seed, autoreset=False, num_players=hp.num_players,
+                                        **hp.options)
+        g = self.game
+        self.n, self.B, self.obs_dim, self.num_actions = g.num_players, g.num_games, g.obs_dim, g.num_actions
+        self.heuristic = heuristic if heuristic is not None else game_agents(hp.game)["heuristic"]()
+        self.teacher = self.heuristic if hp.teacher == "heuristic" else make_agent(
+            "rollout", seed=hp.seed, game=hp.game, num_players=self.n, samples=hp.teacher_samples,
+            knock_samples=2 * hp.teacher_samples, **hp.options)
+        self.num_features = g.action_feature_dim if hp.move_hidden else 0
+        self.dev = torch.device(hp.device)
+        self.net = Net(self.obs_dim, self.num_actions, hp.hidden,
+                       (self.num_features, hp.move_hidden) if hp.move_hidden else None).to(self.dev)
+        if hp.init:
+            header, weights = load_model(hp.init, game=hp.game, obs_dim=self.obs_dim)
+            need(tuple(header["hidden"]) == hp.hidden, f"init={hp.init!r} has layers {header['hidden']}",
+                 f"the run's hidden={list(hp.hidden)}")
+            head = "q" if hp.method == "dmc" else "policy"
+            need(header["head"] == head, f"init={hp.init!r} has a {header['head']} head",
+                 f"a {head} head ({hp.method})")
+            move = header.get("move")
+            need(not move or move == self.move_header(), f"init={hp.init!r} has the move scorer {move}",
+                 f"the run's {self.move_header()} (move_hidden)")
+            self.load_weights(weights, strict=bool(move) or not hp.move_hidden)   # a flat model starts a scorer
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=hp.bc_lr if hp.bc_decisions > 0 else hp.lr, eps=1e-5)
+        self.snapshots = []                 # LearnedAgents holding frozen copies of the weights
+        self.rows = np.arange(self.B)
+        self.owner = np.full((self.B, self.n), LEARNER, np.int64)
+        self.last = np.full((self.B, self.n), -1, np.int64)    # each seat's pending decision (buffer row)
+        cap = self.B * hp.rollout_steps + self.B * self.n      # a rollout's decisions + the carried ones
+        self.roll = Rollout(cap, self.obs_dim, self.num_actions, self.num_features)     # the one collected last
+        # overlap: the next rollout is collected into the other buffer by a copy of the network (`actor`) while
+        # the last one is learned from
+        self.spare = Rollout(cap, self.obs_dim, self.num_actions, self.num_features) if hp.overlap else self.roll
+        self.actor = copy.deepcopy(self.net) if hp.overlap else self.net
+        self.update_rng = np.random.default_rng([hp.seed, 1])     # the minibatches' order: learning draws
+                                                                    # nothing of what collecting draws
+        self.worker = ThreadPoolExecutor(1, initializer=thread_counts, initargs=(hp.threads,)) if hp.overlap \
+            else None                       # (it holds no reference to the learner, which can then be freed)
+        self.collector = self.worker.submit(threading.get_ident).result() if hp.overlap else None   # its thread
+        self.ahead = None                   # the rollout being collected (a Future), with overlap
+        self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
+                         "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
+        self.imitating = hp.bc_decisions > 0
+        self.plan = self.acting_plan()
+        if hp.round_credit:             # each seat's estimated chance to win its game, as of the last round's end
+            self.credit = hp.win_model()
+            self.win_p = np.full((self.B, self.n), self.credit.start())
+        self.draw_owners(self.rows)
+
+    # ------------------------------------------------------------------ who plays which seat
+    def pool(self) -> tuple[list, np.ndarray]:
+        """(opponents, draw probabilities): the heuristic, then the snapshots."""
+        if not self.snapshots:
+            return [self.heuristic], np.ones(1)
+        k = len(self.snapshots)
+        return [self.heuristic, *self.snapshots], np.array([self.hp.heuristic_share] +
+                                                          [(1 - self.hp.heuristic_share) / k] * k)
+
+    def acting_plan(self) -> tuple:
+        """What a rollout is collected by, fixed when it starts: (imitating, the pool's opponents, their draw
+        probabilities)."""
+        return (self.imitating, *self.pool())
+
+    @property
+    def buf(self) -> dict:
+        """The arrays of the rollout collected last (once one being collected is done)."""
+        self.settle()
+        return self.roll.buf
+
+    @property
+    def count(self) -> int:
+        self.settle()
+        return self.roll.count
+
+    def draw_owners(self, games: np.ndarray) -> None:
+        """Owners of the seats of games starting an episode: one learner seat, the rest learner or pool."""
+        k = games.size
+        imitating, opponents, p = self.plan
+        if imitating:                   # warm start: the heuristic plays every seat, all recorded
+            self.owner[games] = LEARNER
+            return
+        own = self.rng.choice(len(opponents), size=(k, self.n), p=p / p.sum())
+        own[self.rng.random((k, self.n)) < self.hp.self_play_share] = LEARNER
+        own[np.arange(k), self.rng.integers(self.n, size=k)] = LEARNER
+        self.owner[games] = own
+
+    # ------------------------------------------------------------------ acting
+    def seat_view(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the deciders are given in every game: the observation of the player to move and its legal mask
+        (nothing else of the game reaches a policy; the move features, read per decider, are from its view).
+        Called between iterations, it first waits for the rollout being collected, whose thread steps the games."""
+        self.settle()
+        return self.game.observe(), self.game.legal_action_mask
+
+    def move_header(self) -> dict | None:
+        return {"features": self.num_features, "hidden": list(self.hp.move_hidden)} if self.hp.move_hidden else None
+
+    def legal_features(self, games: np.ndarray, masks: np.ndarray) -> tuple | None:
+        """The legal moves of the player to move in the listed games (None without a move scorer): (rows
+        0..len(games)-1, actions, (L, F) features), row by row in action order. (Waits as seat_view does.)"""
+        if not self.hp.move_hidden:
+            return None
+        self.settle()
+        rows, acts = np.nonzero(masks)
+        return rows, acts, self.game.action_features(games=games)[rows, acts]
+
+    def anchor_moves(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
+        """The heuristic's moves that an anchored run adds `anchor` to (None without an anchor). (Waits as seat_view
+        does: the collecting thread plays the same heuristic agent.)"""
+        if not self.hp.anchor:
+            return None
+        self.settle()
+        return self.heuristic.act(obs, masks)
+
+    def anchored(self, logits, anchor):
+        """The policy's outputs: the network's, plus `anchor` on the heuristic's move (as agents.learned plays)."""
+        if anchor is None:
+            return logits
+        if isinstance(logits, Legal):
+            return logits.add(anchor, self.hp.anchor)
+        rows = torch.arange(len(anchor), device=logits.device)
+        return logits.index_put((rows, anchor), logits.new_tensor(self.hp.anchor), accumulate=True)
+
+    def policy(self, obs: np.ndarray, masks: np.ndarray, moves=None, anchor=None, net=None) -> tuple:
+        """The current policy (or `net`'s: collection's copy) on rows of observations and masks (anchor: the
+        heuristic's moves of an anchored run): (probs (B, num_actions), the distribution the learner acts by (ppo:
+        the masked softmax; dmc: epsilon-greedy on the action values), log-probabilities of the masked softmax,
+        policy outputs, values (B,))."""
+        with torch.no_grad():
+            logits, value = (net or self.net)(sparse.sparse_rows(obs), as_tensors(moves, self.dev))
+            logits = dense(self.anchored(logits, None if anchor is None else torch.from_numpy(anchor).to(self.dev)))
+            legal = torch.from_numpy(np.ascontiguousarray(masks, bool)).to(self.dev)
+            logp_all = masked_log_probs(logits, legal)
+            probs = masked_probs(logp_all, legal).cpu().numpy().astype(np.float64)
+        logits, logp_all, value = logits.cpu().numpy(), logp_all.cpu().numpy(), value.cpu()
+        if self.hp.method != "ppo":
+            probs = self.hp.epsilon * masks / masks.sum(axis=1, keepdims=True)
+            probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
+        return probs, logp_all, logits, value.numpy()
+
+    def decide(self, obs, masks, labels=None, moves=None, anchor=None, net=None):
+        """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
+        masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
+        as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
+        actions' values. (Waits as seat_view does: the draws come from the collecting thread's generator.)"""
+        self.settle()
+        probs, logp_all, logits, value = self.policy(obs, masks, moves, anchor, net)
+        rows = np.arange(len(obs))
+        dagger = labels is not None and self.hp.bc_dagger > 0
+        if labels is None or dagger:        # inverse CDF: an action of probability 0 (illegal) is never drawn
+            c = np.cumsum(probs, axis=1)
+            drawn = (c > self.rng.random(len(obs))[:, None] * c[:, -1:]).argmax(axis=1)
+        acts = drawn if labels is None else labels
+        played = np.where(self.rng.random(len(obs)) < self.hp.bc_dagger, drawn, labels) if dagger else acts
+        return acts, logp_all[rows, acts], logits[rows, acts] if self.hp.method == "dmc" else value, played
+
+    # ------------------------------------------------------------------ experience
+    def collect(self, plan=None) -> tuple[list, np.ndarray]:
+        """Step every game `rollout_steps` times by `plan` (acting_plan: the current one if None). Returns (row
+        ranges of the buffer, one per step, the carried rows first; ready: rows whose rewards are complete), also
+        kept in self.roll with the rollout."""
+        hp, g = self.hp, self.game
+        self.plan = plan or self.acting_plan()
+        imitating, opponents, _ = self.plan
+        last, self.roll, self.spare = self.roll, self.spare, self.roll      # the same buffer without overlap
+        held = self.last >= 0               # decisions still waiting for rewards move to the front
+        self.roll.start(last, self.last[held], imitating)
+        self.last[held] = np.arange(self.roll.count)
+        roll = self.roll
+        b, segments = roll.buf, roll.segments
+        actions = np.empty(self.B, np.int64)
+        for _ in range(hp.rollout_steps):
+            obs, masks = self.seat_view()
+            cur = g.current_player
+            who = self.owner[self.rows, cur]
+            mine = np.flatnonzero(who == LEARNER)
+            start = roll.count
+            if mine.size:
+                o, m = obs[mine], masks[mine]
+                f = self.legal_features(mine, m)
+                anchor = self.anchor_moves(o, m)
+                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if imitating else None, f,
+                                                      anchor, self.actor)
+                ids = start + np.arange(mine.size)
+                if anchor is not None:
+                    b["anchor"][ids] = anchor
+                b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
+                roll.store_moves(ids, f)
+                seats = cur[mine]
+                prev = self.last[mine, seats]
+                b["nxt"][prev[prev >= 0]] = ids[prev >= 0]
+                self.last[mine, seats] = ids
+                actions[mine] = played
+                roll.count += mine.size
+            segments.append((start, roll.count))
+            for k in np.unique(who[who != LEARNER]):
+                idx = np.flatnonzero(who == k)
+                feats = g.action_features(games=idx) if opponents[k].uses_action_features else None
+                actions[idx] = opponents[k].act(obs[idx], masks[idx], features=feats)
+            self.reward(g.step(actions))
+        roll.ready = np.ones(roll.count, bool)
+        roll.ready[self.last[self.last >= 0]] = False
+        if hp.overlap:
+            self.prepare(roll)
+        return segments, roll.ready
+
+    def reward(self, r: np.ndarray) -> None:
+        """Credit a step's (B, n) points to each learner seat's pending decision; end and restart the episodes
+        that ended (win reward by the game's winners)."""
+        hp, g, n = self.hp, self.game, self.n
+        add = np.zeros_like(r)
+        if hp.points_coef and n > 1:
+            add += hp.points_coef * (r - (r.sum(axis=1, keepdims=True) - r) / (n - 1))
+        ended = np.flatnonzero(g.game_over | g.truncated)
+        won = np.zeros((0, n), bool)
+        if ended.size:
+            won = g.winners(ended)
+            add[ended] += np.where(won, hp.win_reward, -hp.win_reward)
+        if hp.round_credit:
+            add += hp.round_credit * self.win_change(ended, won)
+        held = self.last >= 0
+        self.roll.buf["rew"][self.last[held]] += add[held]
+        if ended.size:
+            mine = self.owner[ended] == LEARNER
+            c = self.roll.tally
+            c["episodes"] += ended.size
+            c["learner_seats"] += int(mine.sum())
+            c["learner_wins"] += int((mine & won).sum())
+            self.last[ended] = -1
+            g.reset(games=ended)
+            self.draw_owners(ended)
+
+    def win_change(self, ended: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """(B, n) change of each seat's chance to win over the last step: at a round's end the model's chance
+        after it less before it, at the game's end 1 for its winners or 0 less before (so a game's changes add up
+        to won - the chance at the start)."""
+        g, now = self.game, self.win_p.copy()
+        done = np.flatnonzero(g.round_over)
+        if done.size:
+            now[done] = self.credit.prob(g.totals[done], g.rounds_done[done])
+        now[ended] = won
+        change = now - self.win_p
+        now[ended] = self.credit.start()       # the next episode
+        self.win_p = now
+        return change
+
+    def advantages(self, roll: Rollout, lam: float) -> tuple[np.ndarray, np.ndarray]:
+        """(advantages, returns) by GAE along each seat's chain of decisions, newest step first; a chain that
+        reaches a pending decision is cut there (bootstrapped by its value)."""
+        b, gamma, ready = roll.buf, self.hp.gamma, roll.ready
+        adv = np.zeros(roll.count, np.float32)
+        val = b["val"][:roll.count]
+        for s, e in reversed(roll.segments):
+            nx = b["nxt"][s:e]
+            has = nx >= 0
+            nv = np.where(has, val[nx], 0.0)
+            na = np.where(has & ready[nx], adv[nx], 0.0)
+            adv[s:e] = b["rew"][s:e] + gamma * nv - val[s:e] + gamma * lam * na
+        return adv, adv + val
+
+    # ------------------------------------------------------------------ learning
+    def prepare(self, roll: Rollout) -> None:
+        """A rollout's minibatches for every epoch (roll.batches), with their numpy work done: advantages, the
+        nonzeros, the legal moves. With overlap the collecting thread does it, and learning is torch's work alone."""
+        hp, b = self.hp, roll.buf
+        lam = hp.gae_lambda if hp.method == "ppo" and not roll.imitating else 1.0
+        adv, ret = self.advantages(roll, lam)
+        idx = np.flatnonzero(roll.ready)
+        if idx.size > 1:                    # PPO's advantages, normalized over the rollout
+            adv = (adv - adv[idx].mean()) / (adv[idx].std() + 1e-8)
+        obs, roll.batches = sparse.sparse_rows(b["obs"][:roll.count]), []
+        for _ in range(hp.epochs):
+            for j in np.array_split(idx[self.update_rng.permutation(idx.size)],
+                                    max(1, -(-idx.size // hp.minibatch))):
+                j = np.sort(j)
+                roll.batches.append((obs.take(j).with_columns(), roll.stored_moves(j) if hp.move_hidden else None,
+                                     *(x[j] for x in (b["mask"], b["act"], b["logp"], adv, ret, b["anchor"]))))
+        roll.returns, roll.values = ret[idx], b["val"][idx]
+
+    def update(self, roll: Rollout) -> dict:
+        """One learning step on the ready decisions of a rollout: PPO, DMC, or imitation (as it was collected).
+        Returns the logged numbers (means over minibatches)."""
+        hp = self.hp
+        if roll.batches is None:
+            self.prepare(roll)
+        for group in self.opt.param_groups:
+            group["lr"] = hp.bc_lr if roll.imitating else hp.lr
+        logs = {}
+        for obs, moves, *arrays in roll.batches:
+            out = self.loss(roll.imitating, obs, as_tensors(moves, self.dev),
+                            *(torch.from_numpy(x).to(self.dev) for x in arrays))
+            self.opt.zero_grad()
+            out["loss/total"].backward()
+            out["loss/grad_norm"] = nn.utils.clip_grad_norm_(self.net.parameters(), hp.max_grad_norm)
+            self.opt.step()
+            for k, v in out.items():
+                logs.setdefault(k, []).append(float(v.detach()))
+        roll.batches = None
+        logs = {k: float(np.mean(v)) for k, v in logs.items()}
+        ret = roll.returns                  # of its ready decisions (a rollout may finish none)
+        var = float(np.var(ret)) if ret.size else 0.0
+        logs["loss/explained_variance"] = 1 - float(np.var(ret - roll.values)) / var if var > 0 else 0.0
+        logs["rollout/mean_return"] = float(ret.mean()) if ret.size else 0.0
+        return logs
+
+    def loss(self, imitating, obs, moves, masks, acts, old_logp, adv, ret, anchor) -> dict:
+        """The minibatch loss of a phase and the method (`loss_function`), with its parts by name."""
+        logits, value = self.net(obs, moves)
+        logits = self.anchored(logits, anchor if self.hp.anchor else None)
+        return loss_function(self.hp.method, imitating)(self.hp, logits, value, masks, acts, old_logp, adv, ret)
+
+    def iteration(self) -> dict:
+        """Collect one rollout and learn from it (with overlap: take the rollout collected meanwhile, start the
+        next, learn); returns the logged numbers."""
+        t0 = time.perf_counter()
+        c = self.counters
+        before = dict(c)
+        if self.ahead is None:
+            self.collect()
+        else:
+            self.ahead.result()
+            self.ahead = None
+        roll = self.roll
+        done = int(roll.ready.sum())
+        for k, v in roll.tally.items():
+            c[k] += v
+        c["decisions"] += done
+        c["bc_decisions" if roll.imitating else "rl_decisions"] += done
+        if self.imitating and c["bc_decisions"] >= self.hp.bc_decisions:
+            self.imitating = False          # warm start over: episodes starting from now on get pool owners
+        if self.hp.overlap:
+            self.actor.load_state_dict(self.net.state_dict())
+            self.ahead = self.worker.submit(self.collect, self.acting_plan())
+        t1 = time.perf_counter()
+        good = copy.deepcopy(self.net.state_dict()), copy.deepcopy(self.opt.state_dict())
+        logs = self.update(roll)
+        if not all(torch.isfinite(p).all() for p in self.net.parameters()):
+            self.net.load_state_dict(good[0])       # the last good model stays, and Adam's moments with it
+            self.opt.load_state_dict(good[1])
+            raise Diverged(f"the learning diverged at {c['decisions']:,} decisions (update {c['updates'] + 1}): "
+                           f"weights became NaN or infinite (loss {logs.get('loss/total', float('nan')):.4g})")
+        t2 = time.perf_counter()
+        c["updates"] += 1
+        c["loop_seconds"] += t2 - t0
+        c["loop_decisions"] += done
+        seats = c["learner_seats"] - before["learner_seats"]
+        logs.update({"rollout/decisions": done, "rollout/episodes": c["episodes"] - before["episodes"],
+                     "rollout/learner_win_rate": (c["learner_wins"] - before["learner_wins"]) / seats if seats
+                     else float("nan"), "pool/snapshots": len(self.snapshots), "phase/imitating": int(roll.imitating),
+                     "perf/collect_seconds": t1 - t0, "perf/update_seconds": t2 - t1,
+                     "perf/decisions_per_second": done / (t2 - t0)})
+        if not roll.imitating and self.hp.snapshot_every and \
+                c["rl_decisions"] // self.hp.snapshot_every > before["rl_decisions"] // self.hp.snapshot_every:
+            self.snapshots = (self.snapshots + [self.agent()])[-self.hp.pool_size:]
+        return logs
+
+    def settle(self) -> None:
+        """Wait for a rollout being collected (overlap): the run's state, its games included, is then whole (to
+        save it, or to read the games from another thread). Nothing to wait for in the collecting thread itself."""
+        if self.ahead is not None and threading.get_ident() != self.collector:
+            self.ahead.result()
+
+    # ------------------------------------------------------------------ the model
+    def weights(self) -> dict:
+        """name -> float32 numpy copy of every weight (the model file's arrays)."""
+        return {k: v.detach().cpu().numpy().copy() for k, v in self.net.state_dict().items()}
+
+    def header(self) -> dict:
+        hp = self.hp
+        return {"format": FORMAT, "game": self.game.name, "options": self.game.config.to_dict(),
+                "obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(hp.hidden),
+                "head": "q" if hp.method == "dmc" else "policy", **({"move": self.move_header()} if hp.move_hidden
+                                                                    else {}),
+                **({"anchor": {"agent": "heuristic", "weight": hp.anchor}} if hp.anchor else {}),
+                "info": {"method": hp.method, "decisions": self.counters["decisions"], "seed": hp.seed}}
+
+    def agent(self) -> LearnedAgent:
+        """The current policy as an agent (a frozen copy)."""
+        return LearnedAgent(header=self.header(), weights=self.weights())
+
+    def load_weights(self, weights: dict, strict: bool = True) -> None:
+        self.net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()}, strict=strict)
+
+    def evaluate(self, games: int | None = None) -> dict:
+        """Win rate (and its 95% Wilson interval) of the current policy against n - 1 heuristic players,
+        seats rotating, on the same games every time (eval_seed)."""
+        from ..evaluation import play_match
+
+        hp = self.hp
+        self.settle()                   # the heuristic agent is not shared between threads
+        res = play_match([self.agent()] + [self.heuristic] * (self.n - 1), games or hp.eval_games,
+                         seed=hp.eval_seed, names=["learned"] + ["heuristic"] * (self.n - 1), progress=False,
+                         game=hp.game, num_players=self.n, **hp.options).pooled()["learned"]
+        return {"decisions": self.counters["decisions"], "win_rate": res["win_rate"], "ci": res["win_rate_ci95"],
+                "mean_round_points": res["mean_round_points"]}
+
+    # ------------------------------------------------------------------ saving and resuming (no pickle)
+    def save_state(self, out: Path) -> None:
+        """The model (out/model.npz), the snapshots, and what resuming needs (out/state.npz: Adam's moments;
+        out/state.json: settings, counters, random state)."""
+        self.settle()
+        save_model(out / "model.npz", self.header(), self.weights())
+        (out / "snapshots").mkdir(exist_ok=True)
+        snaps = []
+        for i, s in enumerate(self.snapshots):
+            snaps.append(f"snapshots/pool_{i}.npz")
+            save_model(out / snaps[-1], s.header, s.weights)
+        arrays = {}
+        for i, st in self.opt.state_dict()["state"].items():
+            for k, v in st.items():
+                arrays[f"{i}.{k}"] = np.asarray(v.detach().cpu().numpy() if torch.is_tensor(v) else v)
+        save_arrays(out / "state.npz", arrays)
+        hp = dataclasses.asdict(self.hp)
+        hp["hidden"] = list(hp["hidden"])
+        text = json.dumps({"hyper": hp, "counters": self.counters, "imitating": self.imitating, "snapshots": snaps,
+                           "rng": self.rng.bit_generator.state, "update_rng": self.update_rng.bit_generator.state},
+                          indent=1)
+        replace_file(out / "state.json", lambda tmp: tmp.write_text(text))     # last: what --resume starts from
+
+    @classmethod
+    def resume(cls, out: Path, heuristic=None) -> "Learner":
+        """A learner continuing the run saved in `out` (new games, seeded from the run's seed and updates);
+        ValueError naming the run when one of its files cannot be read."""
+        try:
+            return cls._resume(out, heuristic)
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as e:
+            raise ValueError(f"the run saved in {out} cannot be read: {type(e).__name__}: {e}") from None
+
+    @classmethod
+    def _resume(cls, out: Path, heuristic) -> "Learner":
+        state = read_state(out)
+        hp = Hyper(**{"overlap": False, **state["hyper"]})     # runs saved before overlap went on as they were
+        self = cls(dataclasses.replace(hp, init=""), heuristic)    # the run's model replaces init's weights
+        check_state(state, self.counters, hp.pool_size)
+        self.hp = hp
+        _, weights = load_model(out / "model.npz", game=hp.game, obs_dim=self.obs_dim)
+        self.load_weights(weights)
+        with np.load(out / "state.npz", allow_pickle=False) as f:
+            moments = {k: f[k] for k in f.files}
+        sd = self.opt.state_dict()
+        for i in range(len(list(self.net.parameters()))):
+            if f"{i}.exp_avg" in moments:
+                sd["state"][i] = {k: torch.from_numpy(moments[f"{i}.{k}"]) for k in ("step", "exp_avg", "exp_avg_sq")}
+        self.opt.load_state_dict(sd)
+        self.counters.update(state["counters"])
+        self.imitating = state["imitating"]
+        self.snapshots = [LearnedAgent(out / p, game=hp.game) for p in state["snapshots"]]
+        self.rng.bit_generator.state = state["rng"]
+        if "update_rng" in state:           # runs saved before it had its own
+            self.update_rng.bit_generator.state = state["update_rng"]
+        self.game.reset(seed=hp.seed + 1_000_003 * self.counters["updates"])
+        self.plan = self.acting_plan()
+        self.draw_owners(self.rows)
+        return self
