@@ -161,3 +161,15 @@ def test_a_warm_start_past_its_deadline_stops_after_its_first_chunk_and_batch():
     st = training.warm_start(SimpleNamespace(policy=Policy()), games=8, seed=0, gamma=0.9, reward_scale=1.0, chunk=2,
                              batch_size=16, progress=False, deadline=time.time() - 1, game="cabo")
     assert st["games"] == 2 and len(calls) == 1
+
+
+def test_the_learners_summary_names_its_kept_model(tmp_path):
+    from quando_env.cli import agent_commands
+
+    out = tmp_path / "run"
+    assert agent_commands.run("train", ["--algo", "learner", "--game", "help", "--out", str(out), "--timesteps", "800",
+                                        "--eval-every", "400", "--eval-games", "4", "--set", "num_games=8", "--set",
+                                        "rollout_steps=16", "--set", "hidden=16", "--set", "bc_decisions=200",
+                                        "--no-progress"], prog="train.py") == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["model"] == str(out / "best.npz") and s["final_model"] == str(out / "model.npz")
