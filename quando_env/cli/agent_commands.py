@@ -57,12 +57,25 @@ def parse_args(command: str, argv: list, prog: str | None = None):
     return target.parse_args(rest, prog=prog)
 
 
+def announce(command: str, args) -> None:
+    """The first-use notice (cli.first_use) for the game the checked command line plays, with agents: training
+    plays the heuristic, and evaluate any agent but random."""
+    from .first_use import notice
+
+    if command == "train":
+        notice(args.hyper.game if hasattr(args, "hyper") else args.game, agents=True)
+    else:
+        notice(args.game, agents=any(a != "random" for a in (args.league or args.agents)))
+
+
 def run(command: str, argv: list, prog: str | None = None) -> int:
-    """Run `command` on argv; a missing extra is one line naming the pip command that installs it (exit 1)."""
+    """Run `command` on argv, the first-use notice first; a missing extra is one line naming the pip command that
+    installs it (exit 1)."""
     prog = prog or f"python -m quando_env {command}"
     try:
         with needs("train", "this command"):
             target, rest, name = _split(command, argv, prog)
+            announce(command, target.parse_args(rest, prog=name))      # a bad option ends it here, before
             return target.main(rest, prog=name)
     except MissingExtra as e:
         print(f"{prog}: error: {e}", file=sys.stderr)

@@ -173,8 +173,9 @@ def serve(args) -> int:
 
     n = int(args.players)
     options = {"num_players": n, "episode": args.episode, **rule_options(args)}
-    notice(args.game)
-    session = Session(args.game, options, opponent_names(args.opponents, n), args.seat, args.seed, args.pace)
+    names = opponent_names(args.opponents, n)
+    notice(args.game, agents=set(names) != {"random"})
+    session = Session(args.game, options, names, args.seat, args.seed, args.pace)
     try:
         session.new_game()
     except PlayError as e:
