@@ -83,8 +83,10 @@ def test_train_help_names_the_algorithms_then_the_chosen_ones_options(capsys):
     with pytest.raises(SystemExit):
         agent_commands.parse_args("train", ["--algo", "sb3", "--help"], prog="train.py")
     out = " ".join(capsys.readouterr().out.split())
-    assert out.startswith("train.py --algo {learner,sb3}: which algorithm trains") and "--reference" in out
-    assert "usage: train.py --algo sb3 " in out
+    assert out.startswith("usage: train.py --algo sb3 ") and "--reference" in out
+    assert out.endswith("--algo {learner,sb3}: which algorithm trains (learner: the batched self-play learner (its "
+                        "model plays as learned:OUT/best.npz); sb3: MaskablePPO of Stable-Baselines3 (its model plays "
+                        "as ppo:OUT/best_model.zip); default learner); the options above are train.py --algo sb3's.")
 
 
 def test_both_algorithms_speak_one_vocabulary():

@@ -23,10 +23,6 @@ def split_algo(argv: list, prog: str) -> tuple[str, list]:
     p = argparse.ArgumentParser(prog=prog, add_help=False, allow_abbrev=False)
     p.add_argument("--algo", choices=list(ALGOS), default="learner")
     args, rest = p.parse_known_args(argv)
-    if any(a in ("-h", "--help") for a in rest):
-        print(f"{prog} --algo {{{','.join(ALGOS)}}}: which algorithm trains ("
-              + "; ".join(f"{k}: {v}" for k, v in ALGOS.items()) + "; default learner). The options of "
-              f"--algo {args.algo} follow.\n")
     return args.algo, rest
 
 
@@ -50,11 +46,23 @@ def _split(command: str, argv: list, prog: str) -> tuple[object, list, str]:
     return module(command, algo), rest, prog if algo == "learner" else f"{prog} --algo {algo}"
 
 
+def _parse(command: str, target, rest: list, prog: str):
+    """target.parse_args(rest); train's --help ends with the choice of algorithms."""
+    try:
+        return target.parse_args(rest, prog=prog)
+    except SystemExit as e:
+        if e.code == 0 and command == "train":
+            print(f"\n--algo {{{','.join(ALGOS)}}}: which algorithm trains (" + "; ".join(
+                f"{k}: {v}" for k, v in ALGOS.items()) + "; default learner); the options above are "
+                f"{prog}'s.")
+        raise
+
+
 def parse_args(command: str, argv: list, prog: str | None = None):
     """The command line of `command`, checked as its own parse_args checks it."""
     prog = prog or f"python -m quando_env {command}"
     target, rest, prog = _split(command, argv, prog)
-    return target.parse_args(rest, prog=prog)
+    return _parse(command, target, rest, prog)
 
 
 def announce(command: str, args) -> None:
@@ -75,7 +83,7 @@ def run(command: str, argv: list, prog: str | None = None) -> int:
     try:
         with needs("train", "this command"):
             target, rest, name = _split(command, argv, prog)
-            announce(command, target.parse_args(rest, prog=name))      # a bad option ends it here, before
+            announce(command, _parse(command, target, rest, name))      # a bad option ends it here, before
             return target.main(rest, prog=name)
     except MissingExtra as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
