@@ -1,8 +1,10 @@
-"""Train a learned agent for a game with its default recipe: `python train.py --game cabo --seconds 3600`.
+"""Train an agent for a game: `python train.py --game cabo --seconds 3600` (installed: `python -m quando_env train`).
 
-The batched self-play learner (the package quando_env/agents/learner/); see `python train.py --help` (installed:
-`python -m quando_env train`). The model plays as `learned:RUN/best.npz`. SB3's MaskablePPO path (the `ppo`
-agent) is `python -m quando_env.agents.training`."""
+`--algo learner` (the default) runs the batched self-play learner with the game's recipe (the package
+quando_env/agents/learner/; its model plays as `learned:OUT/best.npz`); `--algo sb3` runs MaskablePPO of
+Stable-Baselines3 (quando_env/agents/training.py; `ppo:OUT/best_model.zip`). Either writes OUT/summary.json
+naming the kept model ("model") and OUT/curve.png; `python train.py --algo sb3 --help` lists an algorithm's
+options."""
 import sys
 
 from quando_env.cli import agent_commands
@@ -10,7 +12,7 @@ from quando_env.cli import agent_commands
 
 def parse_args(argv=None):
     """The command line, checked as `python -m quando_env train` checks it."""
-    return agent_commands.parse_args("train", argv, prog="train.py")
+    return agent_commands.parse_args("train", sys.argv[1:] if argv is None else argv, prog="train.py")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,12 @@ random seats.
 `tianshou.env.PettingZooEnv(quando_env.<game>_v0.env())` hands each policy `obs.obs` (the observation) and
 `obs.mask` (the legal moves as booleans). One seat learns with DQN, whose greedy and exploring choices both
 respect the mask; the other seats play Tianshou's masked random policy; Tianshou's multi-agent algorithm
-routes each step to the seat's policy. Prints the learner's greedy return against the random seats' before
-and after training.
+routes each step to the seat's policy. The DQN updates in training mode, within Tianshou's training step (so it
+explores while collecting). Its buffer holds every seat's moves in turn, so its targets are n-step returns over
+one move of each seat: the points the other seats' moves bring count, and the bootstrap mostly reads the learner's
+own next observation (a one-step target would read the next seat's). Prints the learner's greedy return against
+the random seats' before and after training: on Help!, `--steps 5000 --eval-games 100` took the learner from
+1.71 to 1.84, the random seats' level (one-step targets: 1.64).
 """
 import argparse
 import logging
@@ -42,7 +46,8 @@ def dqn_vs_random(env: PettingZooEnv, hidden: int = 128, lr: float = 1e-3, eps: 
     net = Net(state_shape=obs_space.shape, action_shape=env.action_space.n, hidden_sizes=[hidden])
     policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, observation_space=obs_space,
                                      eps_training=eps, eps_inference=0.0)
-    learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=lr), gamma=0.99, target_update_freq=100)
+    learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=lr), gamma=0.99, target_update_freq=100,
+                  n_step_return_horizon=len(env.agents))
     others = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space) for _ in env.agents[1:]]
     return MultiAgentOffPolicyAlgorithm(algorithms=[learner, *others], env=env), learner
 

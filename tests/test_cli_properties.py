@@ -137,8 +137,9 @@ def test_train_command_lines_parse_into_valid_runs_or_exit_2_naming_the_option(o
         if args is None:
             assert names_an_option(line, argv), (argv, line)
             return
-        for name in ["timesteps", "envs", "eval_every", "eval_games", "checkpoint_every", "pool_size", "threads"]:
+        for name in ["timesteps", "envs", "eval_games", "checkpoint_every", "pool_size", "threads"]:
             assert getattr(args, name) >= 1, name
+        assert args.eval_every is None or args.eval_every >= 1       # None: on a time schedule with --seconds
         assert args.bc_games >= 0 and 0 <= args.seed < 2**32 and 0 <= args.heuristic_share <= 1
         assert args.lr > 0 and args.clip > 0 and args.ent_coef >= 0 and 0 <= args.time_limit < float("inf")
         assert game_allows(args.game, args.players)

@@ -113,3 +113,27 @@ def test_example_trains_and_evaluates(game, capsys):
     out = capsys.readouterr().out
     assert "DQN gradient steps" in out and "after training: learner" in out
     assert result["steps"] >= 96 and len(result["losses"]) >= 1 and result["after"].shape == (4,)
+
+
+def test_the_example_updates_its_dqn_in_training_mode_and_counts_a_round_of_the_table():
+    """Each update runs with the learner's network in training mode and within a training step (its exploration
+    on while collecting); its targets are n-step returns over one move of each seat, so the other seats' moves
+    between two of the learner's count toward its return."""
+    np.random.seed(0)
+    env = PettingZooEnv(game_module("help").env())
+    algorithm, learner = EXAMPLE["dqn_vs_random"](env, hidden=16)
+    assert learner.n_step == len(env.agents)
+    modes, explore = [], []
+    update, noise = learner._update_with_batch, learner.policy.add_exploration_noise
+
+    def spy_update(batch):
+        modes.append((learner.policy.model.training, learner.policy.is_within_training_step))
+        return update(batch)
+
+    def spy_noise(act, batch):
+        explore.append(learner.policy.is_within_training_step)
+        return noise(act, batch)
+    learner._update_with_batch, learner.policy.add_exploration_noise = spy_update, spy_noise
+    collector = Collector(algorithm, vector_env("help", 0), VectorReplayBuffer(2000, 1), exploration_noise=True)
+    EXAMPLE["train"](algorithm, learner, env.agents[0], collector, steps=64, batch_size=16)
+    assert modes and set(modes) == {(True, True)} and explore and all(explore)

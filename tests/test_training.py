@@ -1,5 +1,5 @@
-"""python -m quando_env.agents.training (SB3): heuristic game data for the warm start, the opponent pool, and a
-tiny end-to-end run."""
+"""train.py --algo sb3 (python -m quando_env.agents.training): heuristic game data for the warm start, the opponent
+pool, and a tiny end-to-end run."""
 import json
 import subprocess
 import sys
@@ -35,13 +35,14 @@ def test_opponent_pool_mixes_heuristic_and_snapshots():
 
 def test_train_end_to_end(tmp_path):
     out = tmp_path / "run"
-    r = subprocess.run([sys.executable, "-m", "quando_env.agents.training", "--timesteps", "2048", "--envs", "8",
+    r = subprocess.run([sys.executable, "train.py", "--algo", "sb3", "--timesteps", "2048", "--envs", "8",
                         "--bc-games", "4", "--eval-every", "1024", "--eval-games", "8", "--checkpoint-every", "1024",
                         "--out", str(out), "--save-to", str(tmp_path / "model.zip"), "--no-progress"],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "[eval]" in r.stdout and "win rate vs 3 heuristic" in r.stdout
-    assert (out / "best_model.zip").exists() and (out / "final_model.zip").exists()
+    assert "[eval]" in r.stdout and "vs 3 random: pts/round" in r.stdout
+    assert (out / "best_model.zip").exists() and (out / "final_model.zip").exists() and (out / "curve.png").exists()
+    assert json.loads((out / "summary.json").read_text())["model"] == str(out / "best_model.zip")
     assert any((out / "checkpoints").iterdir()) and any((out / "tb").iterdir())
     hist = json.loads((out / "eval_history.json").read_text())
     assert hist[0]["timesteps"] == 0 and hist[-1]["timesteps"] >= 2048

@@ -1,5 +1,6 @@
 """`python -m quando_env warmup` compiles every game's kernels into numba's disk cache, one line per game; a
-later run finds them cached. `demo` and `play` say so before compiling with a cold cache."""
+later run finds them cached. The commands that play a game (demo, play, evaluate, train) say so before compiling
+with a cold cache."""
 import os
 import subprocess
 import sys
@@ -62,3 +63,20 @@ def test_demo_and_play_tell_a_cold_cache_first(tmp_path):
     for args in (["demo", "--game", "help", "--record", record],
                  ["play", "--game", "help", "--opponents", "random", "--record", record]):
         assert first_line(args, tmp_path / "cache").startswith("Compiling the help kernels for first use"), args
+
+
+def test_evaluate_and_both_training_algorithms_tell_a_cold_cache_first(tmp_path):
+    out = str(tmp_path / "run")
+    for args in (["evaluate", "--game", "help", "--agents", "random", "random", "random", "--games", "3"],
+                 ["train", "--game", "help", "--timesteps", "100", "--out", out],
+                 ["train", "--algo", "sb3", "--game", "help", "--timesteps", "100", "--out", out]):
+        line = first_line(args, tmp_path / "cache")
+        assert line.startswith("Compiling the help kernels for first use: 30-60 s"), (args, line)
+
+
+def test_agents_count_among_the_kernels_compiled_first():
+    from quando_env.agents.help.heuristic import heuristic_kernel
+    from quando_env.cli.first_use import first_kernels
+
+    assert heuristic_kernel in first_kernels("help", agents=True)
+    assert heuristic_kernel not in first_kernels("help")

@@ -138,6 +138,7 @@ def main(argv=None) -> int:
             from .warmup import warmup
             return warmup()
         if args.command == "serve":
+            from ..opponents import opponent_names
             from .first_use import notice
 
             try:
@@ -146,7 +147,8 @@ def main(argv=None) -> int:
             except MissingExtra as e:
                 print(f"error: {e}", file=sys.stderr)
                 return 2
-            notice(args.game)
+            notice(args.game, agents=any(name != "random" for name in opponent_names(args.opponents,
+                                                                                     args.players, args.humans)))
             return serve(args)
         from .play import play
         return play(args)

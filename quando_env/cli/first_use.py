@@ -1,26 +1,42 @@
-"""The notice `demo`, `play` and the browser front end print before they compile a game's kernels with a cold
-numba cache (`python -m quando_env warmup` compiles them ahead; quando_env.cli.warmup tells how).
+"""The notice the commands that play a game (`demo`, `play`, `serve`, `evaluate`, `train`) print before they compile
+its kernels with a cold numba cache (`python -m quando_env warmup` compiles them ahead; quando_env.cli.warmup tells
+how).
 
-Whether the cache is cold is read from numba's cache index of the game's kernels (a private part of numba,
-so when it cannot be read the notice states the expected time instead)."""
+Whether the cache is cold is read from numba's cache index of the game's kernels, and of its heuristic agent's when
+agents play (a private part of numba, so when it cannot be read the notice states the expected time instead)."""
+import importlib
+
 from ..registry import game_class
 
 FIRST_USE = "30-60 s"    # measured cold: warmup took 47, 27 and 34 s for Quando, Cabo and Help! on the idle machine
 
 
-def cold(name: str) -> bool | None:
-    """Whether game `name`'s step or observe kernel, which every use of an env compiles, has no usable disk
-    cache (None: numba's cache index is unreadable)."""
+def first_kernels(name: str, agents: bool = False) -> list:
+    """The numba dispatchers every use of game `name` compiles first: its step and observe kernels, and with
+    `agents` its heuristic's kernel (the heuristic, the greedy player and the ppo agent's hint run it)."""
     used = game_class(name).kernels
+    found = [used.step, used.observe]
+    if agents:
+        try:
+            found.append(importlib.import_module(f"quando_env.agents.{name}.heuristic").heuristic_kernel)
+        except (ImportError, AttributeError):      # a game without a heuristic of its own
+            pass
+    return found
+
+
+def cold(name: str, agents: bool = False) -> bool | None:
+    """Whether one of first_kernels(name, agents) has no usable disk cache (None: numba's cache index is
+    unreadable)."""
     try:
-        return any(not k._cache._cache_file._load_index() for k in (used.step, used.observe))
+        return any(not k._cache._cache_file._load_index() for k in first_kernels(name, agents))
     except Exception:       # numba's cache layout is private and may change
         return None
 
 
-def notice(name: str) -> None:
-    """One line before a command compiles game `name`'s kernels with a cold cache."""
-    state = cold(name)
+def notice(name: str, agents: bool = False) -> None:
+    """One line before a command compiles game `name`'s kernels (with `agents`: its heuristic's too) with a cold
+    cache."""
+    state = cold(name, agents)
     if state is not False:
         print(f"Compiling the {name} kernels for first use: {FIRST_USE}{'' if state else ' if not cached yet'}, once "
               "(cached on disk; `python -m quando_env warmup` compiles every game ahead).", flush=True)

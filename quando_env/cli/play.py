@@ -87,13 +87,13 @@ class _Session:
         except argparse.ArgumentTypeError as e:
             raise PlayError(f"cannot save the game record: {e}") from None
         self.seed = int(args.seed) if args.seed is not None else secrets.randbelow(2**31)
-        notice(args.game)
+        names = opponent_names(args.opponents, self.n)
+        notice(args.game, agents=set(names) != {"random"})
         module = game_module(args.game)
         options = rule_options(args)
         self.env = module.raw_env(num_players=self.n, **options)
         self.config = self.env.config
         self.game = self.env.game
-        names = opponent_names(args.opponents, self.n)
         seeds = np.random.SeedSequence(self.seed).spawn(self.n)
         self.labels = ["you"] + names
         self.opponents = {p: make_opponent(names[p - 1], p, int(seeds[p].generate_state(1)[0]), self.game, options)

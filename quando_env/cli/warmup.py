@@ -1,8 +1,8 @@
 """Numba compiles the games' kernels on first use, 30-60 s per game on an idle 2-core machine (FIRST_USE; minutes on
 a busy one), and caches them on disk (`cache=True`:
 beside the sources, or in NUMBA_CACHE_DIR), so later runs load them in about a second.
-`python -m quando_env warmup` pays that cost ahead for every game; `demo` and `play` say so before they
-compile with a cold cache (quando_env.cli.first_use)."""
+`python -m quando_env warmup` pays that cost ahead for every game; `demo`, `play`, `serve`, `evaluate` and `train`
+say so before they compile with a cold cache (quando_env.cli.first_use)."""
 import sys
 import time
 from types import ModuleType

@@ -132,7 +132,8 @@ class Run:
              "decisions_per_second": c["loop_decisions"] / max(c["loop_seconds"], 1e-9),
              "wall_seconds": self.wall(),
              "cpu_seconds": self.prior["cpu_seconds"] + time.process_time() - self.cpu_start,
-             "evaluations": self.evaluations, "model": str(self.out / "model.npz"),
+             "evaluations": self.evaluations, "model": str(self.out / "best.npz"),
+             "final_model": str(self.out / "model.npz"),
              "hyper": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(hp).items()}}
         replace_file(self.out / "summary.json", lambda tmp: tmp.write_text(json.dumps(s, indent=1)))
         return s
