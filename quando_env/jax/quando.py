@@ -31,6 +31,9 @@ DRAW, DISCARD = E.LOC_DRAW, E.LOC_DISCARD
 # Work left after an event (the numba engine's T_* codes), and the one stage that ends the round.
 DECIDE, TURN_DRAW, AFTER_TURN_DRAW, PENALTY_START, PENALTY_NEXT, END_TURN, END_ROUND = range(-1, 6)
 NO_ACQ = 2**30      # beyond any acquisition stamp
+# (110, 11): row side * 55 + card, one-hot the number on that side (a seen-sides count per number is a product)
+SIDE_VALUES = jnp.asarray(np.eye(NUM_VALUES, dtype=np.float32)[np.concatenate([CARD_VALUES[:, 0],
+                                                                                CARD_VALUES[:, 1]])])
 
 
 @dataclass
@@ -152,6 +155,37 @@ def _values(face):
     return front, LOW + HIGH - front
 
 
+def _rank(before, *arrays):
+    """Per card: how many cards go before it, `before(j, *arrays)` being the (55,) bool "card j goes before each
+    card". Summed one j at a time in a loop, which XLA on the CPU runs once, where a (55, 55) reduction, or the
+    unrolled sum fused into each of its consumers, is many times slower."""
+    def add(j, count):
+        return count + before(j, *arrays)
+    return jax.lax.fori_loop(0, NUM_CARDS, add, jnp.zeros(NUM_CARDS, jnp.int32), unroll=5)
+
+
+def _card_bits(seed, salt: int):
+    """31 random bits per card from a step's uint32 `seed` (murmur3's finalizer over seed, salt and card id): one
+    threefry draw per step rather than one per card keeps the step cheap on the CPU."""
+    x = seed ^ (CARDS.astype(jnp.uint32) * jnp.uint32(0x9E3779B9) + jnp.uint32(salt * 0x85EBCA6B & 0xFFFFFFFF))
+    for shift, mul in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
+        x = (x ^ (x >> shift)) * jnp.uint32(mul)
+    return (x ^ (x >> 16)) >> 1
+
+
+def _random_order(seed, among):
+    """A uniformly random position 0..m-1 for each of the m cards marked in `among` (ranks of random keys, ties
+    by card id), and a random side per card."""
+    u = jnp.where(among, _card_bits(seed, 1), jnp.uint32(2**31))   # the others after them
+    side = (_card_bits(seed, 2) & 1).astype(jnp.int32)
+    return _rank(lambda j, u: (u[j] < u) | ((u[j] == u) & (j < CARDS)), u), side
+
+
+def _histogram(x, size, weights=1):
+    """Per value 0..size-1 how many entries of x hold it (the others ignored)."""
+    return jnp.zeros(size, jnp.int32).at[x].add(weights, mode="drop")
+
+
 def _seats(r):
     return jnp.arange(r.n)[:, None]
 
@@ -165,7 +199,7 @@ def _reveal_top(s):
 def _into_hand(r, s, card, p):
     """The cards marked in `card` join seat p's hand (their face side the front), stamped in card order. K1: p sees
     the front, everyone else the back."""
-    stamp = s._acq_next + jnp.cumsum(card) - 1
+    stamp = s._acq_next     # one card at a time
     sees = jnp.where(_seats(r) == p, 1 << s._face, 1 << (1 - s._face))
     return s.replace(_loc=jnp.where(card, p, s._loc), _acq=jnp.where(card, stamp, s._acq),
                      _acq_next=s._acq_next + card.sum(), _seen=s._seen | jnp.where(card, sees, 0))
@@ -179,17 +213,14 @@ def _discard(s, slot):
                      _ndisc=s._ndisc + out.sum(), _seen=s._seen | jnp.where(out, 1 << s._face, 0)[None, :])
 
 
-def _refill(r, s, key):
+def _refill(r, s, seed):
     """R11: an empty draw pile is replaced by the discard pile at once (kendi: turned over; oya: shuffled, each card
     a random side up)."""
     go = (s._ndraw == 0) & (s._ndisc > 0)
     disc = go & (s._loc == DISCARD)
     m = s._ndisc
     if r.oya:
-        k1, k2 = jax.random.split(key)
-        order = jnp.argsort(jnp.where(disc, jax.random.uniform(k1, (NUM_CARDS,)), 2.0))
-        pos = jnp.zeros(NUM_CARDS, jnp.int32).at[order].set(jnp.arange(NUM_CARDS, dtype=jnp.int32))
-        face = jax.random.bernoulli(k2, shape=(NUM_CARDS,)).astype(jnp.int32)
+        pos, face = _random_order(seed, disc)
     else:
         pos, face = m - 1 - s._pos, 1 - s._face
     s = s.replace(_loc=jnp.where(disc, DRAW, s._loc), _pos=jnp.where(disc, pos, s._pos),
@@ -211,12 +242,10 @@ def knock_open(r, s):
 
 
 # ---------------------------------------------------------------- rounds
-def _deal(r, s, deck, up, dealer):
-    """R4-R6: deck (card ids top first) with sides `up` facing up, dealt one card at a time clockwise from the
-    dealer's left; D1, K4: nothing else is seen."""
+def _deal(r, s, place, up, dealer):
+    """R4-R6: the deck (per card its place from the top and the side facing up) dealt one card at a time clockwise
+    from the dealer's left; D1, K4: nothing else is seen."""
     n, dealt_cards = r.n, r.n * r.hand
-    place = jnp.zeros(NUM_CARDS, jnp.int32).at[deck].set(jnp.arange(NUM_CARDS, dtype=jnp.int32))
-    up = jnp.zeros(NUM_CARDS, jnp.int32).at[deck].set(up)
     dealt = place < dealt_cards
     holder = (dealer + 1 + place % n) % n
     face = jnp.where(dealt, 1 - up, up)     # R5: the up side becomes the back
@@ -230,11 +259,9 @@ def _deal(r, s, deck, up, dealer):
     return _reveal_top(s)
 
 
-def _shuffled(key):
-    """R4: a shuffled deck, each card a random side up."""
-    k1, k2 = jax.random.split(key)
-    return jax.random.permutation(k1, NUM_CARDS).astype(jnp.int32), \
-        jax.random.bernoulli(k2, shape=(NUM_CARDS,)).astype(jnp.int32)
+def _shuffled(seed):
+    """R4: a shuffled deck (per card its place from the top), each card a random side up."""
+    return _random_order(seed, CARDS >= 0)
 
 
 def init(r, key, deck, dealer):
@@ -249,12 +276,17 @@ def init(r, key, deck, dealer):
               _total=jnp.zeros(n, jnp.int32), _points=jnp.zeros(n, jnp.int32), _dealer=z, _active=z, _phase=z,
               _knocker=_i32(-1), _triplet=z, _drawctx=z, _pen_cur=z, _pen_left=z, _acq_next=z, _round=z,
               _shuffles=z)
-    ids, up = deck if deck is not None else _shuffled(key)
-    s = _deal(r, s, ids, up, _i32(dealer))
+    if deck is None:
+        place, up = _shuffled(jax.random.bits(key, (), jnp.uint32))
+    else:
+        ids, up_top_first = deck
+        place = jnp.zeros(NUM_CARDS, jnp.int32).at[ids].set(jnp.arange(NUM_CARDS, dtype=jnp.int32))
+        up = jnp.zeros(NUM_CARDS, jnp.int32).at[ids].set(up_top_first)
+    s = _deal(r, s, place, up, _i32(dealer))
     return s.replace(legal_action_mask=legal_actions(r, s))
 
 
-def end_round(r, s, go, key):
+def end_round(r, s, go, seed):
     """R17, R18 (with D3), R19 where `go`: points, totals, rewards; then the episode ends or the next round is
     dealt (the dealer moves on, R6)."""
     front, _ = _values(s._face)
@@ -274,23 +306,24 @@ def end_round(r, s, go, key):
                   _phase=jnp.where(over, E.PH_OVER, s._phase), current_player=jnp.where(over, -1, s.current_player))
     if r.round_episode:
         return s
-    ids, up = _shuffled(key)
-    nxt = _deal(r, s, ids, up, (s._dealer + 1) % r.n)
+    place, up = _shuffled(seed)
+    nxt = _deal(r, s, place, up, (s._dealer + 1) % r.n)
     again = go & ~over
     return jax.tree_util.tree_map(lambda a, b: jnp.where(again, a, b), nxt, s)
 
 
 # ---------------------------------------------------------------- the decision's own events
-def play_cards(r, s, p, a, go, key):
+def play_cards(r, s, p, a, go, seed):
     """A or B (R10) where `go`: a straight x, x+1, x+2 or k cards showing v, each value's cards in D4 order (highest
     back known to p, unseen = 5.5, then earliest acquired); then `turn_played`."""
     front, back = _values(s._face)
     mine = s._loc == p
     known = (s._seen[p] >> (1 - s._face)) & 1
     key2 = jnp.where(known == 1, 2 * back, 11)      # twice the D4 key: 5.5 -> 11
-    ahead = (mine[:, None] & (front[:, None] == front[None, :])
-             & ((key2[:, None] > key2[None, :]) | ((key2[:, None] == key2[None, :]) & (s._acq[:, None] < s._acq))))
-    rank = ahead.sum(axis=0)        # per card: p's cards of the same front that go before it
+    acq = s._acq
+    group = jnp.where(mine, front, -1)
+    rank = _rank(lambda j, g, k, t: (g[j] == g) & ((k[j] > k) | ((k[j] == k) & (t[j] < t))),   # p's cards of the
+                 group, key2, acq)                                                              # same front first
     straight = a < SET
     x, v, k = a, (a - SET) // MAX_SET, (a - SET) % MAX_SET + 1
     in_straight = mine & (front >= x) & (front <= x + 2) & (rank == 0)
@@ -298,14 +331,14 @@ def play_cards(r, s, p, a, go, key):
                                                                               rank, -1))
     s = _discard(s, jnp.where(go, slot, -1))
     s = s.replace(_triplet=jnp.where(go, ~straight & (k == 3), s._triplet).astype(jnp.int32))
-    return turn_played(r, s, p, go, key)
+    return turn_played(r, s, p, go, seed)
 
 
-def turn_played(r, s, p, go, key):
+def turn_played(r, s, p, go, seed):
     """After A or B: the seat's A/B turn counts (R15), and a discard onto an empty table becomes the draw pile at
     once (R11)."""
     more = go & (s._turns[p] < E.MAX_TURNS)
-    return _refill(r, s.replace(_turns=s._turns.at[p].add(more.astype(jnp.int32))), key)
+    return _refill(r, s.replace(_turns=s._turns.at[p].add(more.astype(jnp.int32))), seed)
 
 
 def knock(s, p, go):
@@ -313,11 +346,11 @@ def knock(s, p, go):
     return s.replace(_knocker=jnp.where(go, p, s._knocker))
 
 
-def draw(r, s, p, take_down, go, key):
+def draw(r, s, p, take_down, go, seed):
     """R9 where `go`: p takes the top card, choosing which side becomes the front; R11 refills an emptied pile."""
     top = go & (s._loc == DRAW) & (s._pos == s._ndraw - 1)
     s = s.replace(_face=jnp.where(top & take_down, 1 - s._face, s._face), _ndraw=s._ndraw - go)
-    return _refill(r, _into_hand(r, s, top, p), key)
+    return _refill(r, _into_hand(r, s, top, p), seed)
 
 
 def flip_zero(r, s, p, a, go):
@@ -400,14 +433,14 @@ def step(r, s, a, key):
     """One decision: the action's event, the automatic part of the turn, the round's end; then truncation at
     max_steps (D6) and the next legal actions."""
     a = _i32(a)
-    k_pile, k_deal = jax.random.split(key) if key is not None else (None, None)
+    pile_seed, deal_seed = jax.random.bits(key, (2,), jnp.uint32) if key is not None else (None, None)
     s = s.replace(rewards=jnp.zeros(r.n, jnp.float32))
     p, ph = s.current_player, s._phase
     acts = ph == E.PH_ACT
     plays = acts & (a < KNOCK)
-    s = play_cards(r, s, p, a, plays, k_pile)
+    s = play_cards(r, s, p, a, plays, pile_seed)
     s = knock(s, p, (acts | (ph == E.PH_KNOCK)) & (a == KNOCK))
-    s = draw(r, s, p, a == TAKE_DOWN, ph == E.PH_DRAW, k_pile)
+    s = draw(r, s, p, a == TAKE_DOWN, ph == E.PH_DRAW, pile_seed)
     s = flip_zero(r, s, p, a, ph == E.PH_FLIP)
     todo = jnp.select([plays, ph == E.PH_DRAW, ph == E.PH_FLIP],
                       [jnp.where(r.oya & (s._triplet == 1), PENALTY_START, TURN_DRAW),
@@ -416,7 +449,7 @@ def step(r, s, a, key):
                                                                            end_turn)
     for stage in stages:
         s, todo = stage(r, s, todo)
-    s = end_round(r, s, todo == END_ROUND, k_deal)
+    s = end_round(r, s, todo == END_ROUND, deal_seed)
     cut = ~s.terminated & (s._step_count >= r.max_steps)
     s = s.replace(truncated=cut, _phase=jnp.where(cut, E.PH_OVER, s._phase),
                   current_player=jnp.where(cut, -1, s.current_player))
@@ -430,18 +463,22 @@ def legal_actions(r, s):
     ph = s._phase
     front, back = _values(s._face)
     mine = s._loc == p
-    count = (mine[:, None] & (front[:, None] == jnp.arange(NUM_VALUES))).sum(axis=0)
+    count = _histogram(jnp.where(mine, front, NUM_VALUES), NUM_VALUES)
     straights = (count[:-2] > 0) & (count[1:-1] > 0) & (count[2:] > 0)
     sets = (jnp.arange(1, MAX_SET + 1)[None, :] <= count[:, None]).reshape(-1)
     acts, asks = ph == E.PH_ACT, ph == E.PH_KNOCK
     zeros = mine & (front == 0)
     known = ((s._seen[p] >> (1 - s._face)) & 1) == 1
-    flip_known = (zeros & known & (back[None, :] == jnp.arange(1, NUM_VALUES)[:, None])).any(axis=1)
+    flip_known = _histogram(jnp.where(zeros & known, back, NUM_VALUES), NUM_VALUES)[1:] > 0
     flips = ph == E.PH_FLIP
     mask = jnp.concatenate([acts & straights, acts & sets, (acts & knock_open(r, s)) | asks,
                             (acts & (s._knocker >= 0)) | asks, jnp.stack([ph == E.PH_DRAW] * 2),
                             flips & (zeros & ~known).any(), flips & flip_known], axis=None)
     return mask | (ph == E.PH_OVER)
+
+
+def _joined(parts):
+    return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
 
 
 def observe(r, s, player):
@@ -484,13 +521,16 @@ def observe(r, s, player):
     cards = jnp.zeros(n * 132 + 220, jnp.float32).at[jnp.where(idx < 0, n * 132 + 220, idx)].add(
         val.astype(jnp.float32), mode="drop")
     top = in_draw & (s._pos == s._ndraw - 1)
-    top_up = (jax.nn.one_hot(front, 11) * (top & (sees_front == 1))[:, None]).sum(axis=0)
-    top_down = (jax.nn.one_hot(back, 11) * (top & (sees_back == 1))[:, None]).sum(axis=0)
-    seen_sides = jax.nn.one_hot(front, 11) * sees_front[:, None] + jax.nn.one_hot(back, 11) * sees_back[:, None]
+    t = jnp.argmax(top)
+    shown = top[t]
+    top_up = jax.nn.one_hot(front[t], 11) * (shown & (sees_front[t] == 1))
+    top_down = jax.nn.one_hot(back[t], 11) * (shown & (sees_back[t] == 1))
+    seen_count = jnp.dot(jnp.concatenate([seen & 1, seen >> 1]).astype(jnp.float32), SIDE_VALUES).astype(jnp.int32)
     where = jnp.where(held, r_seat, jnp.where(in_draw, n, n + 1))
     known = jax.nn.one_hot(where, n + 2) * (seen == 3)[:, None]
-    parts = head + [cards[:n * 132], _div(jnp.stack([s._ndraw, s._ndisc]), 55), top_up, top_down,
-                    cards[n * 132:], _div(10 - seen_sides.sum(axis=0).astype(jnp.int32), 10), known.reshape(-1)]
-    obs = jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
+    # The small parts first, then the large ones: XLA's concatenation chooses an operand per element.
+    head = _joined(head)
+    middle = _joined([_div(jnp.stack([s._ndraw, s._ndisc]), 55), top_up, top_down])
+    obs = _joined([head, cards[:n * 132], middle, cards[n * 132:], _div(10 - seen_count, 10), known])
     assert obs.shape == (off["known_cards"][1],)
     return obs
