@@ -13,10 +13,11 @@ from dataclasses import dataclass as static_dataclass
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pgx.core
 from pgx._src.struct import dataclass
 
-from ..quando import engine as E
 from ..checks import as_int
+from ..quando import engine as E
 from ..quando.cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_SET, NUM_ACTIONS, NUM_CARDS,
                             NUM_VALUES, PAIR_TO_CARD, SET, TAKE_DOWN, deck_to_cards)
 from ..quando.config import Config
@@ -37,16 +38,11 @@ SIDE_VALUES = jnp.asarray(np.eye(NUM_VALUES, dtype=np.float32)[np.concatenate([C
 
 
 @dataclass
-class State:
-    current_player: jax.Array
-    observation: jax.Array
-    rewards: jax.Array
-    terminated: jax.Array
-    truncated: jax.Array
-    legal_action_mask: jax.Array
-    _step_count: jax.Array
-    # Per card id: place (seat, DRAW or DISCARD), side facing its holder or up, position in its pile from the
-    # bottom, acquisition stamp (D4, D5), and per seat the sides it has seen (bit 1 << side, K1-K4).
+class State(pgx.core.State):
+    """Pgx's fields (current_player is -1 once the episode is over), then one game's own. Per card id: place (seat,
+    DRAW or DISCARD), side facing its holder or up, position in its pile from the bottom, acquisition stamp (D4,
+    D5), and per seat the sides it has seen (bit 1 << side, K1-K4)."""
+
     _loc: jax.Array
     _face: jax.Array
     _pos: jax.Array
