@@ -7,7 +7,7 @@ import importlib
 from ..registry import game_names
 
 # game name -> the module of its JAX engine
-MODULES = {"quando": "quando_env.jax.quando"}
+MODULES = {"quando": "quando_env.jax.quando", "cabo": "quando_env.jax.cabo"}
 
 
 def make(game: str, **config):
