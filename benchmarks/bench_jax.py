@@ -20,6 +20,7 @@ import numba
 import pgx
 
 from quando_env import jax as qjax
+from quando_env.jax import ops
 from quando_env.registry import game_class
 
 
@@ -27,10 +28,8 @@ def random_legal(key, mask):
     """A uniformly random legal action: the legal one with the highest hashed priority (one threefry draw per game
     rather than `jax.random.categorical`'s one per action, which costs as much as a step of a game of many actions
     on the CPU)."""
-    x = jax.random.bits(key, (), jnp.uint32) ^ (jnp.arange(mask.shape[0], dtype=jnp.uint32) * jnp.uint32(0x9E3779B9))
-    for shift, mul in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
-        x = (x ^ (x >> shift)) * jnp.uint32(mul)
-    return jnp.argmax(jnp.where(mask, (x ^ (x >> 16)) >> 1, 0))
+    priority = ops.hashed_bits(jax.random.bits(key, (), jnp.uint32), mask.shape[0])
+    return jnp.argmax(jnp.where(mask, priority, 0))
 
 
 def jax_play(env, num_games: int, steps: int):

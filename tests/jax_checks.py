@@ -16,15 +16,16 @@ class Pair:
     """A JAX env vmapped over `num_games` games beside a numba VectorGame of the same config, started from the
     same deals (`options`: per-game arrays of the AEC env's reset options), stepped with the same actions."""
 
-    def __init__(self, env, game, options: dict, seed: int = 0):
+    def __init__(self, env, game, options: dict, seed: int = 0, numba_options=None):
         self.env, self.game = env, game
         b = game.num_games
         init = jax.jit(jax.vmap(lambda k, o: env.init(k, options=o)))
         self.step_fn = jax.jit(jax.vmap(env.step))
         self.state = init(jax.random.split(jax.random.PRNGKey(seed), b), {k: jnp.asarray(v) for k, v in
                                                                           options.items()})
-        for g in range(b):
-            game.reset(games=[g], **{k: np.asarray(v[g]).tolist() for k, v in options.items()})
+        for g in range(b):      # numba_options(g): game g's reset options where they are written otherwise
+            game.reset(games=[g], **(numba_options(g) if numba_options else
+                                     {k: np.asarray(v[g]).tolist() for k, v in options.items()}))
         self.live = np.ones(b, bool)
         self.truncated = np.zeros(b, bool)      # games that ended by max_steps
         self.key = jax.random.PRNGKey(seed + 1)

@@ -82,6 +82,7 @@ def test_is_a_pgx_env_on_pgx_conventions():
     env = qjax.make("quando", num_players=3)
     assert isinstance(env, pgx.Env) and env.num_players == 3 and env.num_actions == 134
     state = jax.jit(env.init)(jax.random.PRNGKey(0))
+    assert isinstance(state, pgx.State) and state.env_id == "quando"
     assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.rewards.shape == (3,)
     assert state.legal_action_mask.any() and not state.terminated
 

@@ -13,14 +13,16 @@ from dataclasses import dataclass as static_dataclass
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pgx.core
 from pgx._src.struct import dataclass
 
-from ..quando import engine as E
 from ..checks import as_int
+from ..quando import engine as E
 from ..quando.cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_SET, NUM_ACTIONS, NUM_CARDS,
                             NUM_VALUES, PAIR_TO_CARD, SET, TAKE_DOWN, deck_to_cards)
 from ..quando.config import Config
 from ..quando.observation import offsets
+from . import ops
 from .env import GameEnv, is_traced
 
 LOW = jnp.asarray(CARD_VALUES[:, 0], jnp.int32)     # per card id its two numbers: side 0 (low), side 1 (high)
@@ -37,16 +39,11 @@ SIDE_VALUES = jnp.asarray(np.eye(NUM_VALUES, dtype=np.float32)[np.concatenate([C
 
 
 @dataclass
-class State:
-    current_player: jax.Array
-    observation: jax.Array
-    rewards: jax.Array
-    terminated: jax.Array
-    truncated: jax.Array
-    legal_action_mask: jax.Array
-    _step_count: jax.Array
-    # Per card id: place (seat, DRAW or DISCARD), side facing its holder or up, position in its pile from the
-    # bottom, acquisition stamp (D4, D5), and per seat the sides it has seen (bit 1 << side, K1-K4).
+class State(pgx.core.State):
+    """Pgx's fields (current_player is -1 once the episode is over), then one game's own. Per card id: place (seat,
+    DRAW or DISCARD), side facing its holder or up, position in its pile from the bottom, acquisition stamp (D4,
+    D5), and per seat the sides it has seen (bit 1 << side, K1-K4)."""
+
     _loc: jax.Array
     _face: jax.Array
     _pos: jax.Array
@@ -138,52 +135,10 @@ class Quando(GameEnv):
 
 
 # ---------------------------------------------------------------- cards and what each seat sees
-def _i32(x):
-    return jnp.asarray(x, jnp.int32)
-
-
-def _div(x, k, size=NUM_CARDS + 1):
-    """x / k as the numba engine stores it (the float64 quotient rounded to float32), read from a table of x in
-    0..size-1: XLA's float32 division is one bit off at times. Beyond the table, XLA's quotient."""
-    table = jnp.asarray((np.arange(size) / k).astype(np.float32))
-    return jnp.where(x < size, table[jnp.clip(x, 0, size - 1)], jnp.asarray(x, jnp.float32) / k)
-
-
 def _values(face):
     """Per card: (the number its face shows, the number on its other side)."""
     front = jnp.where(face == 0, LOW, HIGH)
     return front, LOW + HIGH - front
-
-
-def _rank(before, *arrays):
-    """Per card: how many cards go before it, `before(j, *arrays)` being the (55,) bool "card j goes before each
-    card". Summed one j at a time in a loop, which XLA on the CPU runs once, where a (55, 55) reduction, or the
-    unrolled sum fused into each of its consumers, is many times slower."""
-    def add(j, count):
-        return count + before(j, *arrays)
-    return jax.lax.fori_loop(0, NUM_CARDS, add, jnp.zeros(NUM_CARDS, jnp.int32), unroll=5)
-
-
-def _card_bits(seed, salt: int):
-    """31 random bits per card from a step's uint32 `seed` (murmur3's finalizer over seed, salt and card id): one
-    threefry draw per step rather than one per card keeps the step cheap on the CPU."""
-    x = seed ^ (CARDS.astype(jnp.uint32) * jnp.uint32(0x9E3779B9) + jnp.uint32(salt * 0x85EBCA6B & 0xFFFFFFFF))
-    for shift, mul in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
-        x = (x ^ (x >> shift)) * jnp.uint32(mul)
-    return (x ^ (x >> 16)) >> 1
-
-
-def _random_order(seed, among):
-    """A uniformly random position 0..m-1 for each of the m cards marked in `among` (ranks of random keys, ties
-    by card id), and a random side per card."""
-    u = jnp.where(among, _card_bits(seed, 1), jnp.uint32(2**31))   # the others after them
-    side = (_card_bits(seed, 2) & 1).astype(jnp.int32)
-    return _rank(lambda j, u: (u[j] < u) | ((u[j] == u) & (j < CARDS)), u), side
-
-
-def _histogram(x, size, weights=1):
-    """Per value 0..size-1 how many entries of x hold it (the others ignored)."""
-    return jnp.zeros(size, jnp.int32).at[x].add(weights, mode="drop")
 
 
 def _seats(r):
@@ -220,7 +175,7 @@ def _refill(r, s, seed):
     disc = go & (s._loc == DISCARD)
     m = s._ndisc
     if r.oya:
-        pos, face = _random_order(seed, disc)
+        pos, face = ops.random_order(seed, disc), _random_sides(seed)
     else:
         pos, face = m - 1 - s._pos, 1 - s._face
     s = s.replace(_loc=jnp.where(disc, DRAW, s._loc), _pos=jnp.where(disc, pos, s._pos),
@@ -252,21 +207,25 @@ def _deal(r, s, place, up, dealer):
     sees = jnp.where(_seats(r) == holder[None, :], 1 << face, 1 << (1 - face))
     s = s.replace(_loc=jnp.where(dealt, holder, DRAW), _face=face, _pos=NUM_CARDS - 1 - place,
                   _acq=jnp.where(dealt, place, 0), _seen=jnp.where(dealt[None, :], sees, 0),
-                  _ndraw=_i32(NUM_CARDS - dealt_cards), _ndisc=_i32(0), _acq_next=_i32(dealt_cards),
-                  _turns=jnp.zeros(n, jnp.int32), _dealer=_i32(dealer), _knocker=_i32(-1), _triplet=_i32(0),
-                  _pen_left=_i32(0), _active=(dealer + 1) % n, _phase=_i32(E.PH_ACT))
+                  _ndraw=ops.i32(NUM_CARDS - dealt_cards), _ndisc=ops.i32(0), _acq_next=ops.i32(dealt_cards),
+                  _turns=jnp.zeros(n, jnp.int32), _dealer=ops.i32(dealer), _knocker=ops.i32(-1), _triplet=ops.i32(0),
+                  _pen_left=ops.i32(0), _active=(dealer + 1) % n, _phase=ops.i32(E.PH_ACT))
     s = s.replace(current_player=s._active)
     return _reveal_top(s)
 
 
+def _random_sides(seed):
+    return (ops.hashed_bits(seed, NUM_CARDS, 2) & 1).astype(jnp.int32)
+
+
 def _shuffled(seed):
     """R4: a shuffled deck (per card its place from the top), each card a random side up."""
-    return _random_order(seed, CARDS >= 0)
+    return ops.random_order(seed, CARDS >= 0), _random_sides(seed)
 
 
 def init(r, key, deck, dealer):
     """A new game: the given deal (deck: (card ids, up sides)) or a shuffled one."""
-    n, z = r.n, _i32(0)
+    n, z = r.n, ops.i32(0)
     s = State(current_player=z, observation=jnp.zeros(offsets(n)["known_cards"][1], jnp.float32),
               rewards=jnp.zeros(n, jnp.float32), terminated=jnp.bool_(False), truncated=jnp.bool_(False),
               legal_action_mask=jnp.zeros(NUM_ACTIONS, jnp.bool_), _step_count=z,
@@ -274,7 +233,7 @@ def init(r, key, deck, dealer):
               _pos=jnp.zeros(NUM_CARDS, jnp.int32), _acq=jnp.zeros(NUM_CARDS, jnp.int32),
               _seen=jnp.zeros((n, NUM_CARDS), jnp.int32), _ndraw=z, _ndisc=z, _turns=jnp.zeros(n, jnp.int32),
               _total=jnp.zeros(n, jnp.int32), _points=jnp.zeros(n, jnp.int32), _dealer=z, _active=z, _phase=z,
-              _knocker=_i32(-1), _triplet=z, _drawctx=z, _pen_cur=z, _pen_left=z, _acq_next=z, _round=z,
+              _knocker=ops.i32(-1), _triplet=z, _drawctx=z, _pen_cur=z, _pen_left=z, _acq_next=z, _round=z,
               _shuffles=z)
     if deck is None:
         place, up = _shuffled(jax.random.bits(key, (), jnp.uint32))
@@ -282,7 +241,7 @@ def init(r, key, deck, dealer):
         ids, up_top_first = deck
         place = jnp.zeros(NUM_CARDS, jnp.int32).at[ids].set(jnp.arange(NUM_CARDS, dtype=jnp.int32))
         up = jnp.zeros(NUM_CARDS, jnp.int32).at[ids].set(up_top_first)
-    s = _deal(r, s, place, up, _i32(dealer))
+    s = _deal(r, s, place, up, ops.i32(dealer))
     return s.replace(legal_action_mask=legal_actions(r, s))
 
 
@@ -322,8 +281,8 @@ def play_cards(r, s, p, a, go, seed):
     key2 = jnp.where(known == 1, 2 * back, 11)      # twice the D4 key: 5.5 -> 11
     acq = s._acq
     group = jnp.where(mine, front, -1)
-    rank = _rank(lambda j, g, k, t: (g[j] == g) & ((k[j] > k) | ((k[j] == k) & (t[j] < t))),   # p's cards of the
-                 group, key2, acq)                                                              # same front first
+    rank = ops.rank(lambda j, g, k, t: (g[j] == g) & ((k[j] > k) | ((k[j] == k) & (t[j] < t))),   # p's cards of
+                    NUM_CARDS, group, key2, acq)                                            # the same front first
     straight = a < SET
     x, v, k = a, (a - SET) // MAX_SET, (a - SET) % MAX_SET + 1
     in_straight = mine & (front >= x) & (front <= x + 2) & (rank == 0)
@@ -432,7 +391,7 @@ def end_turn(r, s, todo):
 def step(r, s, a, key):
     """One decision: the action's event, the automatic part of the turn, the round's end; then truncation at
     max_steps (D6) and the next legal actions."""
-    a = _i32(a)
+    a = ops.i32(a)
     pile_seed, deal_seed = jax.random.bits(key, (2,), jnp.uint32) if key is not None else (None, None)
     s = s.replace(rewards=jnp.zeros(r.n, jnp.float32))
     p, ph = s.current_player, s._phase
@@ -463,22 +422,18 @@ def legal_actions(r, s):
     ph = s._phase
     front, back = _values(s._face)
     mine = s._loc == p
-    count = _histogram(jnp.where(mine, front, NUM_VALUES), NUM_VALUES)
+    count = ops.histogram(jnp.where(mine, front, NUM_VALUES), NUM_VALUES)
     straights = (count[:-2] > 0) & (count[1:-1] > 0) & (count[2:] > 0)
     sets = (jnp.arange(1, MAX_SET + 1)[None, :] <= count[:, None]).reshape(-1)
     acts, asks = ph == E.PH_ACT, ph == E.PH_KNOCK
     zeros = mine & (front == 0)
     known = ((s._seen[p] >> (1 - s._face)) & 1) == 1
-    flip_known = _histogram(jnp.where(zeros & known, back, NUM_VALUES), NUM_VALUES)[1:] > 0
+    flip_known = ops.histogram(jnp.where(zeros & known, back, NUM_VALUES), NUM_VALUES)[1:] > 0
     flips = ph == E.PH_FLIP
     mask = jnp.concatenate([acts & straights, acts & sets, (acts & knock_open(r, s)) | asks,
                             (acts & (s._knocker >= 0)) | asks, jnp.stack([ph == E.PH_DRAW] * 2),
                             flips & (zeros & ~known).any(), flips & flip_known], axis=None)
     return mask | (ph == E.PH_OVER)
-
-
-def _joined(parts):
-    return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
 
 
 def observe(r, s, player):
@@ -490,7 +445,7 @@ def observe(r, s, player):
     rel = (jnp.arange(r.n) + p) % r.n      # the seat r seats clockwise from p
 
     def seat(q, on=True):
-        return jax.nn.one_hot((q - p) % n, n) * on
+        return ops.relative_one_hot(q, p, n, on)
 
     front, back = _values(s._face)
     seen = s._seen[p]
@@ -501,9 +456,9 @@ def observe(r, s, player):
     head = [jax.nn.one_hot(ph, 5), (s.current_player == p)[None], seat(s._active, live),
             seat(s.current_player, live), (live & penalised)[None], (live * s._triplet)[None],
             (live & ((ph == E.PH_KNOCK) | knock_open(r, s)))[None], (s._knocker >= 0)[None],
-            seat(s._knocker, s._knocker >= 0), seat(s._dealer), _div(s._turns[rel], 10, E.MAX_TURNS + 1),
-            _div(s._total[rel], r.target, 2**15),
-            _div(s._round, 10, 2**15)[None], _div(nhand[rel], 10)]
+            seat(s._knocker, s._knocker >= 0), seat(s._dealer), ops.div(s._turns[rel], 10, E.MAX_TURNS + 1),
+            ops.div(s._total[rel], r.target, 2**15),
+            ops.div(s._round, 10, 2**15)[None], ops.div(nhand[rel], 10, NUM_CARDS + 1)]
     # Hands (K1): my fronts by the back I know, opponents' backs by the front I know; piles by position from
     # the top, the sides I have seen (K2, K3) -- one scatter into [hands | draw pile | discard pile].
     held = s._loc < n
@@ -516,8 +471,8 @@ def observe(r, s, player):
     pile_at = n * 132 + jnp.where(in_draw, 0, 110) + 2 * j
     up_seen = (in_draw & (sees_front == 1)) | (s._loc == DISCARD)
     idx = jnp.concatenate([hand_idx, jnp.where(held | ~up_seen, -1, pile_at), jnp.where(held, -1, pile_at + 1)])
-    val = jnp.concatenate([jnp.ones(NUM_CARDS), _div(front + 1, 11),
-                           jnp.where(sees_back == 1, _div(back + 1, 11), 0.0)])
+    val = jnp.concatenate([jnp.ones(NUM_CARDS), ops.div(front + 1, 11, 12),
+                           jnp.where(sees_back == 1, ops.div(back + 1, 11, 12), 0.0)])
     cards = jnp.zeros(n * 132 + 220, jnp.float32).at[jnp.where(idx < 0, n * 132 + 220, idx)].add(
         val.astype(jnp.float32), mode="drop")
     top = in_draw & (s._pos == s._ndraw - 1)
@@ -529,8 +484,8 @@ def observe(r, s, player):
     where = jnp.where(held, r_seat, jnp.where(in_draw, n, n + 1))
     known = jax.nn.one_hot(where, n + 2) * (seen == 3)[:, None]
     # The small parts first, then the large ones: XLA's concatenation chooses an operand per element.
-    head = _joined(head)
-    middle = _joined([_div(jnp.stack([s._ndraw, s._ndisc]), 55), top_up, top_down])
-    obs = _joined([head, cards[:n * 132], middle, cards[n * 132:], _div(10 - seen_count, 10), known])
+    head = ops.joined(head)
+    middle = ops.joined([ops.div(jnp.stack([s._ndraw, s._ndisc]), 55, NUM_CARDS + 1), top_up, top_down])
+    obs = ops.joined([head, cards[:n * 132], middle, cards[n * 132:], ops.div(10 - seen_count, 10, 11), known])
     assert obs.shape == (off["known_cards"][1],)
     return obs

@@ -1,0 +1,92 @@
+"""Cabo in JAX (quando_env.jax) against the numba engine: from the same deals, decision by decision, the player to
+move, the legal mask, the observation, the rewards and the episode's end are equal, for every player count. Cabo
+draws nothing at random inside a round (D14), so whole rounds are compared, restocks (R17) included."""
+import jax
+import numpy as np
+import pgx
+import pytest
+
+from quando_env import jax as qjax
+from quando_env.cabo.cards import KNOCK, NO_KNOCK
+from quando_env.cabo.game import VectorGame
+
+from jax_checks import Pair, use_compilation_cache
+
+GAMES = 200      # random rounds per player count
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compilation_cache(request):
+    use_compilation_cache(request.config.cache.mkdir("jax-compilation"))
+
+
+def random_deals(num_games, n, seed):
+    """Per game a shuffled deck (52 card ids, top first, R4) and a dealer."""
+    rng = np.random.default_rng(seed)
+    return {"deck": np.array([rng.permutation(52) for _ in range(num_games)]),
+            "dealer": rng.integers(0, n, num_games)}
+
+
+def play_pair(num_games, seed, **config):
+    env = qjax.make("cabo", episode="round", **config)
+    game = VectorGame(num_games=num_games, seed=seed, autoreset=False, episode="round", **config)
+    pair = Pair(env, game, random_deals(num_games, game.num_players, seed), seed)
+    return pair, pair.play()
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_same_game_as_numba_decision_by_decision(num_players):
+    pair, decisions = play_pair(GAMES, num_players, num_players=num_players)
+    assert decisions > 10 * GAMES and not pair.live.any()
+
+
+def never_knock(game):
+    """Random legal moves, but no knock: long rounds."""
+    actions = game.sample_actions()
+    return np.where(actions == KNOCK, NO_KNOCK, actions)
+
+
+def test_same_game_through_restocks_and_truncation():
+    # Nobody knocks and no turn limit: stocks run out and the discard pile turns over (R17), Jacks and Queens act
+    # (R10, R11), players go out (R20), and some rounds hit max_steps.
+    restocks = []
+
+    def count_restocks(pair, before):
+        restocks.append(int((np.asarray(pair.state._nstock) > np.asarray(before._nstock)).sum()))
+
+    env = qjax.make("cabo", episode="round", num_players=3, turn_limit=0, max_steps=400)
+    game = VectorGame(num_games=64, seed=5, autoreset=False, episode="round", num_players=3, turn_limit=0,
+                      max_steps=400)
+    pair = Pair(env, game, random_deals(64, 3, 5), 5)
+    pair.play(count_restocks, never_knock)
+    assert sum(restocks) > 0 and pair.truncated.any()
+
+
+@pytest.mark.parametrize("options", [
+    dict(num_players=3, hand_size=6, peek=1, knocker_final_turn=False, tie_doubles=True, turn_limit=30),
+    dict(num_players=5, hand_size=2, peek=0, turn_limit=12, reward="win"),
+])
+def test_same_game_with_other_options(options):
+    pair, _ = play_pair(64, 11, **options)
+    assert not pair.live.any()
+
+
+def test_is_a_pgx_env_on_pgx_conventions():
+    env = qjax.make("cabo", num_players=3)
+    assert isinstance(env, pgx.Env) and env.num_players == 3 and env.num_actions == 350
+    state = jax.jit(env.init)(jax.random.PRNGKey(0))
+    assert isinstance(state, pgx.State) and state.env_id == "cabo"
+    assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.legal_action_mask.any()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: qjax.make("cabo", num_players=1), "num_players"),
+    (lambda: qjax.make("cabo", render_mode="ansi"), "render_mode is not supported by quando_env.jax"),
+    (lambda: qjax.make("cabo").init(jax.random.PRNGKey(0), options={"deck": list(range(51)) + [0]}), "both 0"),
+    (lambda: qjax.make("cabo").init(jax.random.PRNGKey(0), options={"dealer": -1}), "dealer"),
+    (lambda: qjax.make("cabo").step(qjax.make("cabo").init(jax.random.PRNGKey(0)), 0), "pass a key"),
+])
+def test_bad_input_is_refused_by_name(call, message):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert message in str(e.value)
