@@ -251,7 +251,7 @@ def plot(log: list, path: Path, title: str) -> None:
     a.plot(x, [r["round_win_rate"] for r in log])
     a.set(xlabel="decisions (all seats)", ylabel="rounds won by the learner", title=title)
     b.plot(x, [r["round_return"] for r in log])
-    b.set(xlabel="decisions (all seats)", ylabel="learner's points per round (reward)")
+    b.set(xlabel="decisions (all seats)", ylabel="learner's reward per round")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -280,7 +280,7 @@ def train(hp: Hyper, out: Path, quiet: bool = False) -> list:
             "decisions": log[-1]["decisions"], "seconds": log[-1]["seconds"]}
     export(carry[0], hp, env, out / "model.npz", info)
     (out / "log.json").write_text(json.dumps(log, indent=1))
-    plot(log, out / "curve.png", f"{hp.game}, {hp.players} players: learner vs random")
+    plot(log, out / "curve.png", f"{hp.game}, {hp.players} players: learner vs random ({log[-1]['seconds']:.0f} s)")
     return log
 
 
