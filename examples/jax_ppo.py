@@ -47,7 +47,7 @@ class Hyper:
     max_grad_norm: float = 0.5
     epochs: int = 4
     minibatches: int = 4
-    reward_scale: float = 0.05  # the game's points per round times this is what the learner sees
+    reward_scale: float = 0.05  # the game's rewards (Cabo: minus a round's points) times this are the learner's
     room: float = 1.25          # rows trained on per update: the learner's expected share of decisions times this
 
     @property
@@ -129,7 +129,7 @@ def make_train(hp: Hyper, env):
     def env_step(params, game, key):
         """One decision of one game: the learner's (sampled from the policy) or a random legal one."""
         state, seat, ret = game
-        k1, k2, k3, k4 = jax.random.split(key, 4)
+        k1, k2, k3 = jax.random.split(key, 3)
         logits, value = forward(params, state.observation)
         mine = state.current_player == seat
         logits = jnp.where(mine, masked(logits, state.legal_action_mask), masked(0.0, state.legal_action_mask))
