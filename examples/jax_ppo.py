@@ -311,6 +311,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if not 0 < args.lr < 1:
         p.error(f"--lr must be in (0, 1), got {args.lr}")
+    try:                # the game checks its player count (building the env compiles nothing)
+        qjax.make(args.game, num_players=args.players, episode="round")
+    except ValueError as e:
+        p.error(f"--players: {e}")
     return args
 
 

@@ -92,6 +92,7 @@ def test_jax_network_equals_learned_agents_forward(trained):
     (["--players", "7"], "--players: invalid choice"),
     (["--game", "chess"], "--game: invalid choice"),
     (["--lr", "2"], "--lr must be in (0, 1)"),
+    (["--game", "help", "--players", "2"], "--players: num_players=2 is not allowed: an integer 3..5"),
     ([], "--out"),
 ])
 def test_command_line_refuses_bad_options_by_name(argv, said, capsys):
