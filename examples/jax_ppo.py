@@ -39,6 +39,7 @@ class Hyper:
     hidden: tuple = (256, 256)
     lr: float = 3e-4
     seed: int = 0
+    reward_scale: float = 0.05  # the game's rewards (Cabo: minus a round's points) times this are the learner's
     gamma: float = 1.0          # per learner decision; rounds end
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -47,7 +48,6 @@ class Hyper:
     max_grad_norm: float = 0.5
     epochs: int = 4
     minibatches: int = 4
-    reward_scale: float = 0.05  # the game's rewards (Cabo: minus a round's points) times this are the learner's
     room: float = 1.25          # rows trained on per update: the learner's expected share of decisions times this
 
     @property
@@ -306,11 +306,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--hidden", type=positive, nargs="+", default=list(d.hidden), help=f"default {d.hidden}")
     p.add_argument("--lr", type=float, default=d.lr, help=f"Adam's step size, default {d.lr}")
     p.add_argument("--seed", type=int, default=d.seed, help=f"default {d.seed}")
+    p.add_argument("--reward-scale", type=float, default=d.reward_scale,
+                   help=f"the game's rewards times this are the learner's, default {d.reward_scale}")
     p.add_argument("--out", type=Path, required=True, help="folder for model.npz, curve.png and log.json")
     p.add_argument("--quiet", action="store_true", help="no line per logged update")
     args = p.parse_args(argv)
     if not 0 < args.lr < 1:
         p.error(f"--lr must be in (0, 1), got {args.lr}")
+    if not 0 < args.reward_scale <= 1000:
+        p.error(f"--reward-scale must be in (0, 1000], got {args.reward_scale}")
     try:                # the game checks its player count (building the env compiles nothing)
         qjax.make(args.game, num_players=args.players, episode="round")
     except ValueError as e:
@@ -322,7 +326,7 @@ def main(argv=None) -> list:
     args = parse_args(argv)
     hp = replace(Hyper(), game=args.game, players=args.players, envs=args.envs, steps=args.steps,
                  decisions=args.decisions, updates_per_log=args.updates_per_log, hidden=tuple(args.hidden),
-                 lr=args.lr, seed=args.seed)
+                 lr=args.lr, seed=args.seed, reward_scale=args.reward_scale)
     return train(hp, args.out, args.quiet)
 
 

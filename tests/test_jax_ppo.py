@@ -92,6 +92,7 @@ def test_jax_network_equals_learned_agents_forward(trained):
     (["--players", "7"], "--players: invalid choice"),
     (["--game", "chess"], "--game: invalid choice"),
     (["--lr", "2"], "--lr must be in (0, 1)"),
+    (["--reward-scale", "0"], "--reward-scale must be in (0, 1000]"),
     (["--game", "help", "--players", "2"], "--players: num_players=2 is not allowed: an integer 3..5"),
     ([], "--out"),
 ])
