@@ -7,6 +7,7 @@ import pgx
 import pytest
 
 from quando_env import jax as qjax
+from quando_env.cabo import engine as E
 from quando_env.cabo.cards import KNOCK, NO_KNOCK
 from quando_env.cabo.game import VectorGame
 
@@ -38,6 +39,34 @@ def play_pair(num_games, seed, **config):
 def test_same_game_as_numba_decision_by_decision(num_players):
     pair, decisions = play_pair(GAMES, num_players, num_players=num_players)
     assert decisions > 10 * GAMES and not pair.live.any()
+
+
+def give_new_deals(pair, before):
+    """episode="game": where the JAX engine dealt a new round, the numba engine deals the same deck (redeal)."""
+    n = pair.game.num_players
+    hand = pair.game.config.hand_size
+    for g in pair.new_rounds(before):
+        slot, loc, ppos = (np.asarray(x[g]) for x in (pair.state._slot, pair.state._loc, pair.state._ppos))
+        dealer = int(pair.state._dealer[g])
+        deck = [None] * 52
+        for p in range(n):          # R5: card i of the seat j seats left of the dealer was card i * n + j - 1
+            for i in range(hand):
+                deck[i * n + (p - dealer - 1) % n] = int(slot[p, i])
+        for c in range(52):
+            if loc[c] == E.LOC_DISC:
+                deck[n * hand] = c      # R6: the upcard
+            elif loc[c] == E.LOC_STOCK:
+                deck[51 - ppos[c]] = c
+        pair.game.redeal(int(g), deck)
+
+
+def test_same_game_over_whole_games():
+    # episode="game": each new round's deal is drawn by the JAX engine and given to the numba engine.
+    env = qjax.make("cabo", num_players=3, target=60)
+    game = VectorGame(num_games=64, seed=6, autoreset=False, num_players=3, target=60)
+    pair = Pair(env, game, random_deals(64, 3, 6), 6)
+    pair.play(after=give_new_deals)
+    assert (game.states["round"] > 1).any()
 
 
 def never_knock(game):

@@ -54,6 +54,23 @@ def test_same_game_as_numba_decision_by_decision(num_players, reshuffle):
     assert decisions > 5 * GAMES and not pair.live.any()
 
 
+def give_new_deals(pair, before):
+    """episode="game": where the JAX engine dealt a new round, the numba engine deals the same deck (redeal)."""
+    for g in pair.new_rounds(before):
+        pair.game.redeal(int(g), [CODES[k] for k in np.asarray(pair.state._draw[g])])
+
+
+@pytest.mark.parametrize("reshuffle", ["shuffle", "flip"])
+def test_same_game_over_whole_games(reshuffle):
+    # episode="game": each new round's deal is drawn by the JAX engine and given to the numba engine.
+    env = qjax.make("help", num_players=4, target=3, reshuffle=reshuffle)
+    game = VectorGame(num_games=64, seed=8, autoreset=False, num_players=4, target=3, reshuffle=reshuffle)
+    decks = random_decks(64, 8)
+    pair = Pair(env, game, {"deck": decks}, 8, lambda g: {"deck": [CODES[k] for k in decks[g]]})
+    pair.play(give_reshuffles, after=give_new_deals)
+    assert (game.states["round"] > 1).any()
+
+
 def mostly_lowest(game, rng=np.random.default_rng(0)):
     """The lowest legal action (low numbers first: the row fills slowly, rounds last) or, one time in five, a
     random legal one."""

@@ -53,6 +53,20 @@ def never_knock(game):
     return np.where(actions == KNOCK, other, actions)
 
 
+def give_new_deals(pair, before):
+    """episode="game": where the JAX engine dealt a new round, the numba engine deals the same deck (redeal)."""
+    for g in pair.new_rounds(before):
+        loc, pos, face, acq = (np.asarray(x[g]) for x in (pair.state._loc, pair.state._pos, pair.state._face,
+                                                           pair.state._acq))
+        held = loc < pair.game.num_players
+        place = np.where(held, acq, 54 - pos)       # R5: the deck, top first, as just dealt
+        up = np.where(held, 1 - face, face)
+        deck = [None] * 55
+        for c in range(55):
+            deck[place[c]] = [int(CARD_VALUES[c, up[c]]), int(CARD_VALUES[c, 1 - up[c]])]
+        pair.game.redeal(int(g), deck)
+
+
 def play_pair(num_games, seed, policy=None, **config):
     env = qjax.make("quando", episode="round", **config)
     game = VectorGame(num_games=num_games, seed=seed, autoreset=False, episode="round", **config)
@@ -76,6 +90,17 @@ def test_same_game_through_reshuffles_turnovers_and_truncation():
         assert pair.truncated.any()
         if edition == "oya":
             assert (pair.game.states["shuffles"] > 0).any()
+
+
+@pytest.mark.parametrize("edition", ["kendi", "oya"])
+def test_same_game_over_whole_games(edition):
+    # episode="game": each new round's deal is drawn by the JAX engine and given to the numba engine.
+    config = dict(num_players=3, edition=edition, target_score=100)
+    env = qjax.make("quando", **config)
+    game = VectorGame(num_games=64, seed=2, autoreset=False, **config)
+    pair = Pair(env, game, random_deals(64, 3, 2), 2)
+    pair.play(give_reshuffles, after=give_new_deals)
+    assert (game.states["round"] > 1).any()
 
 
 def test_is_a_pgx_env_on_pgx_conventions():
