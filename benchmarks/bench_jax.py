@@ -8,7 +8,8 @@ Each JAX row (ours, and Pgx's sparrow_mahjong as a reference) runs `--steps` dec
 the decisions of games not yet finished; the compile column is the time to trace and compile that program. The
 numba rows step a VectorGame of as many games with `sample_actions` (autoreset: every game always plays).
 Decisions per second of wall time, and per CPU-second of the whole process (all threads), which stays put when
-other work shares the machine; the machine's load average is printed above the table.
+other work shares the machine; the rows' runs take turns, best of `--repeats` each; the machine's load average is
+printed above the table.
 """
 import argparse
 import os
@@ -70,15 +71,18 @@ def numba_play(name: str, num_games: int, steps: int):
     return 0.0, run
 
 
-def measured(run, repeats: int) -> tuple[float, float]:
-    """The best of `repeats` runs: (decisions per second, decisions per CPU-second)."""
-    run()       # warm
-    best = (0.0, 0.0)
+def measured(runs, repeats: int) -> list[tuple[float, float]]:
+    """Per run, the best of `repeats` (decisions per second, decisions per CPU-second); the runs take turns, so
+    that each meets the same share of whatever else the machine is doing."""
+    best = [(0.0, 0.0)] * len(runs)
+    for run in runs:
+        run()       # warm
     for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        n = run()
-        wall, cpu = time.perf_counter() - t0, max(time.process_time() - c0, 1e-9)
-        best = max(best, (n / wall, n / cpu))
+        for i, run in enumerate(runs):
+            t0, c0 = time.perf_counter(), time.process_time()
+            n = run()
+            wall, cpu = time.perf_counter() - t0, max(time.process_time() - c0, 1e-9)
+            best[i] = max(best[i], (n / wall, n / cpu))
     return best
 
 
@@ -94,12 +98,12 @@ def main():
         rows.append((f"{name} (JAX)", *jax_play(qjax.make(name), args.games, args.steps)))
         rows.append((f"{name} (numba VectorGame)", *numba_play(name, args.games, args.steps)))
     rows.append(("pgx sparrow_mahjong (JAX)", *jax_play(pgx.make("sparrow_mahjong"), args.games, args.steps)))
+    speeds = measured([run for _, _, run in rows], args.repeats)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{args.games} games, {args.steps} decisions each per run, best of {args.repeats}; jax {jax.__version__} "
           f"on {jax.devices()[0].device_kind}, {os.cpu_count()} CPUs, load average {load}")
     print(f"{'engine':34s} {'compile s':>10s} {'decisions/s':>14s} {'per CPU-s':>14s}")
-    for label, compile_s, run in rows:
-        wall, cpu = measured(run, args.repeats)
+    for (label, compile_s, _), (wall, cpu) in zip(rows, speeds):
         print(f"{label:34s} {compile_s:10.1f} {wall:14,.0f} {cpu:14,.0f}")
 
 

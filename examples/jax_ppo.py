@@ -110,15 +110,9 @@ def masked(logits, mask):
 
 # ---------------------------------------------------------------- the program
 
-def sizes(env) -> tuple[int, int]:
-    """(actions, observation length) of a Pgx env, from the shapes of its first state (nothing is computed)."""
-    state = jax.eval_shape(env.init, jax.random.PRNGKey(0))
-    return state.legal_action_mask.shape[-1], state.observation.shape[-1]
-
-
 def make_train(hp: Hyper, env):
     """(init, run): init(key) -> the carry; run(carry) -> (carry, measures of hp.updates_per_log updates), jitted."""
-    num_actions, obs_dim = sizes(env)
+    num_actions, (obs_dim,) = env.num_actions, env.observation_shape
     optimizer = optax.chain(optax.clip_by_global_norm(hp.max_grad_norm), optax.adam(hp.lr, eps=1e-5))
 
     def new_game(key):

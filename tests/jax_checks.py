@@ -30,16 +30,20 @@ class Pair:
         self.truncated = np.zeros(b, bool)      # games that ended by max_steps
         self.key = jax.random.PRNGKey(seed + 1)
 
-    def step(self, actions, sync=None):
-        """One decision in every live game (random legal ones by default); `sync(pair, before)` may tell the numba
-        engine what the JAX one drew at random in this step (a reshuffle) before it steps."""
+    def step(self, actions, sync=None, after=None):
+        """One decision in every live game; `sync(pair, before)` may tell the numba engine what the JAX one drew at
+        random in this step (a reshuffle) before it steps, `after(pair, before)` what it drew after (a new round's
+        deal, given to the numba engine's `redeal`)."""
         before = self.state
         self.key, sub = jax.random.split(self.key)
         self.state = self.step_fn(before, jnp.asarray(np.maximum(actions, 0)),
                                   jax.random.split(sub, self.game.num_games))
         if sync is not None:
             sync(self, before)
-        return self.game.step(actions)
+        rewards = self.game.step(actions)
+        if after is not None:
+            after(self, before)
+        return rewards
 
     def check(self, rewards, where: str) -> None:
         """Player to move, legal mask, observation, rewards, termination and truncation equal in the live games."""
@@ -53,7 +57,7 @@ class Pair:
         assert_rows(np.asarray(s.legal_action_mask), g.legal_action_mask, live, f"legal mask {where}")
         assert_rows(np.asarray(s.observation), g.observe(), live, f"observation {where}", g.observation_layout)
 
-    def play(self, sync=None, policy=None, max_decisions: int = 100_000) -> int:
+    def play(self, sync=None, policy=None, after=None, max_decisions: int = 100_000) -> int:
         """Play until every game ended: random legal moves (the numba engine's sample_actions), or `policy(game)`'s
         actions. Returns the decisions taken."""
         self.check(np.zeros((self.game.num_games, self.game.num_players), np.float32), "after init")
@@ -63,8 +67,13 @@ class Pair:
                 return done
             done += int(self.live.sum())
             actions = self.game.sample_actions() if policy is None else policy(self.game)
-            self.check(self.step(actions, sync), f"after decision {t + 1}")
+            self.check(self.step(actions, sync, after), f"after decision {t + 1}")
         raise AssertionError(f"games still going after {max_decisions} decisions")
+
+    def new_rounds(self, before) -> np.ndarray:
+        """The games in which this step dealt a new round (the episode going on)."""
+        s = self.state
+        return np.flatnonzero((np.asarray(s._round) > np.asarray(before._round)) & ~np.asarray(s.terminated))
 
 
 def assert_rows(jax_rows, numba_rows, live, what: str, layout=None) -> None:

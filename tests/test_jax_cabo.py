@@ -7,6 +7,7 @@ import pgx
 import pytest
 
 from quando_env import jax as qjax
+from quando_env.cabo import engine as E
 from quando_env.cabo.cards import KNOCK, NO_KNOCK
 from quando_env.cabo.game import VectorGame
 
@@ -40,40 +41,59 @@ def test_same_game_as_numba_decision_by_decision(num_players):
     assert decisions > 10 * GAMES and not pair.live.any()
 
 
+def give_new_deals(pair, before):
+    """episode="game": where the JAX engine dealt a new round, the numba engine deals the same deck (redeal)."""
+    n = pair.game.num_players
+    hand = pair.game.config.hand_size
+    for g in pair.new_rounds(before):
+        slot, loc, ppos = (np.asarray(x[g]) for x in (pair.state._slot, pair.state._loc, pair.state._ppos))
+        dealer = int(pair.state._dealer[g])
+        deck = [None] * 52
+        for p in range(n):          # R5: card i of the seat j seats left of the dealer was card i * n + j - 1
+            for i in range(hand):
+                deck[i * n + (p - dealer - 1) % n] = int(slot[p, i])
+        for c in range(52):
+            if loc[c] == E.LOC_DISC:
+                deck[n * hand] = c      # R6: the upcard
+            elif loc[c] == E.LOC_STOCK:
+                deck[51 - ppos[c]] = c
+        pair.game.redeal(int(g), deck)
+
+
 def never_knock(game):
     """Random legal moves, but no knock: long rounds."""
     actions = game.sample_actions()
     return np.where(actions == KNOCK, NO_KNOCK, actions)
 
 
-def test_same_game_through_restocks_and_truncation():
-    # Nobody knocks and no turn limit: stocks run out and the discard pile turns over (R17), Jacks and Queens act
-    # (R10, R11), players go out (R20), and some rounds hit max_steps.
+def test_same_game_over_whole_games_through_restocks_and_truncation():
+    # episode="game", nobody knocks, 35 turns a round (R21): stocks run out and the discard pile turns over (R17),
+    # Jacks and Queens act (R10, R11), players go out (R20), the next round is dealt, games end at the target (R26,
+    # reward="win") or at max_steps. Each new deal the JAX engine draws is given to the numba engine.
     restocks = []
 
     def count_restocks(pair, before):
-        restocks.append(int((np.asarray(pair.state._nstock) > np.asarray(before._nstock)).sum()))
+        same_round = np.asarray(pair.state._round) == np.asarray(before._round)
+        restocks.append(int((same_round & (np.asarray(pair.state._nstock) > np.asarray(before._nstock))).sum()))
 
-    env = qjax.make("cabo", episode="round", num_players=3, turn_limit=0, max_steps=400)
-    game = VectorGame(num_games=64, seed=5, autoreset=False, episode="round", num_players=3, turn_limit=0,
-                      max_steps=400)
-    pair = Pair(env, game, random_deals(64, 3, 5), 5)
-    pair.play(count_restocks, never_knock)
-    assert sum(restocks) > 0 and pair.truncated.any()
+    config = dict(num_players=4, turn_limit=35, max_steps=350, reward="win")
+    env = qjax.make("cabo", **config)
+    game = VectorGame(num_games=64, seed=5, autoreset=False, **config)
+    pair = Pair(env, game, random_deals(64, 4, 5), 5)
+    pair.play(count_restocks, never_knock, give_new_deals)
+    assert sum(restocks) > 0 and pair.truncated.any() and (game.states["round"] > 1).any()
 
 
-@pytest.mark.parametrize("options", [
-    dict(num_players=3, hand_size=6, peek=1, knocker_final_turn=False, tie_doubles=True, turn_limit=30),
-    dict(num_players=5, hand_size=2, peek=0, turn_limit=12, reward="win"),
-])
-def test_same_game_with_other_options(options):
+def test_same_game_with_other_options():
+    options = dict(num_players=3, hand_size=6, peek=1, knocker_final_turn=False, tie_doubles=True, turn_limit=30)
     pair, _ = play_pair(64, 11, **options)
     assert not pair.live.any()
 
 
 def test_is_a_pgx_env_on_pgx_conventions():
     env = qjax.make("cabo", num_players=3)
-    assert isinstance(env, pgx.Env) and env.num_players == 3 and env.num_actions == 350
+    assert isinstance(env, pgx.Env) and env.num_players == 3
+    assert env.num_actions == 350 and env.observation_shape == (VectorGame.obs_dim_of(3),)
     state = jax.jit(env.init)(jax.random.PRNGKey(0))
     assert isinstance(state, pgx.State) and state.env_id == "cabo"
     assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.legal_action_mask.any()
@@ -84,7 +104,7 @@ def test_is_a_pgx_env_on_pgx_conventions():
     (lambda: qjax.make("cabo", render_mode="ansi"), "render_mode is not supported by quando_env.jax"),
     (lambda: qjax.make("cabo").init(jax.random.PRNGKey(0), options={"deck": list(range(51)) + [0]}), "both 0"),
     (lambda: qjax.make("cabo").init(jax.random.PRNGKey(0), options={"dealer": -1}), "dealer"),
-    (lambda: qjax.make("cabo").step(qjax.make("cabo").init(jax.random.PRNGKey(0)), 0), "pass a key"),
+    (lambda: qjax.make("cabo").step(None, 0), "pass a key"),
 ])
 def test_bad_input_is_refused_by_name(call, message):
     with pytest.raises(ValueError) as e:

@@ -54,6 +54,12 @@ def test_same_game_as_numba_decision_by_decision(num_players, reshuffle):
     assert decisions > 5 * GAMES and not pair.live.any()
 
 
+def give_new_deals(pair, before):
+    """episode="game": where the JAX engine dealt a new round, the numba engine deals the same deck (redeal)."""
+    for g in pair.new_rounds(before):
+        pair.game.redeal(int(g), [CODES[k] for k in np.asarray(pair.state._draw[g])])
+
+
 def mostly_lowest(game, rng=np.random.default_rng(0)):
     """The lowest legal action (low numbers first: the row fills slowly, rounds last) or, one time in five, a
     random legal one."""
@@ -61,16 +67,17 @@ def mostly_lowest(game, rng=np.random.default_rng(0)):
 
 
 @pytest.mark.parametrize("reshuffle", ["shuffle", "flip"])
-def test_same_game_through_reshuffles_and_truncation(reshuffle):
-    # Rows of 2 and hands of 6 keep rounds going: the draw pile runs out again and again (R15, D11) and most rounds
-    # end at max_steps (R22).
-    config = dict(num_players=5, hand_size=6, row_max=2, max_steps=300, reshuffle=reshuffle)
-    env = qjax.make("help", episode="round", **config)
-    game = VectorGame(num_games=64, seed=3, autoreset=False, episode="round", **config)
+def test_same_game_over_whole_games_through_reshuffles_and_truncation(reshuffle):
+    # episode="game", rows of 4 and hands of 6 keep rounds going: the draw pile runs out again and again (R15, D11),
+    # the next round is dealt (R4, R5), games end at the target (R21) or a round at max_steps (R22). Each new deal
+    # and reshuffle the JAX engine draws is given to the numba engine.
+    config = dict(num_players=5, hand_size=6, row_max=4, max_steps=300, reshuffle=reshuffle)
+    env = qjax.make("help", **config)
+    game = VectorGame(num_games=64, seed=3, autoreset=False, **config)
     decks = random_decks(64, 3)
     pair = Pair(env, game, {"deck": decks}, 3, lambda g: {"deck": [CODES[k] for k in decks[g]]})
-    pair.play(give_reshuffles, mostly_lowest)
-    assert pair.truncated.any()
+    pair.play(give_reshuffles, mostly_lowest, give_new_deals)
+    assert pair.truncated.any() and (game.states["round"] > 1).any()
     assert (game.states["shuffles" if reshuffle == "shuffle" else "flips"] > 0).any()
 
 
@@ -82,7 +89,8 @@ def test_same_game_with_given_starters_and_options():
 
 def test_is_a_pgx_env_on_pgx_conventions():
     env = qjax.make("help", num_players=3)
-    assert isinstance(env, pgx.Env) and env.num_players == 3 and env.num_actions == 105
+    assert isinstance(env, pgx.Env) and env.num_players == 3
+    assert env.num_actions == 105 and env.observation_shape == (VectorGame.obs_dim_of(3),)
     state = jax.jit(env.init)(jax.random.PRNGKey(0))
     assert isinstance(state, pgx.State) and state.env_id == "help"
     assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.legal_action_mask.any()
@@ -94,7 +102,7 @@ def test_is_a_pgx_env_on_pgx_conventions():
     (lambda: qjax.make("help").init(jax.random.PRNGKey(0), options={"deck": ["1"] * 105}), "deck"),
     (lambda: qjax.make("help").init(jax.random.PRNGKey(0), options={"starter": 4}), "starter"),
     (lambda: qjax.make("help").init(jax.random.PRNGKey(0), options={"dealer": 0}), "unknown option(s) ['dealer']"),
-    (lambda: qjax.make("help").step(qjax.make("help").init(jax.random.PRNGKey(0)), 0), "pass a key"),
+    (lambda: qjax.make("help").step(None, 0), "pass a key"),
 ])
 def test_bad_input_is_refused_by_name(call, message):
     with pytest.raises(ValueError) as e:

@@ -39,8 +39,10 @@ def draw_pile(state, g):
 
 
 def give_reshuffles(pair, before):
-    """R11 (oya): where the JAX engine reshuffled in this step, the numba engine takes the same pile."""
-    for g in np.flatnonzero(np.asarray(pair.state._shuffles) > np.asarray(before._shuffles)):
+    """R11 (oya): where the JAX engine reshuffled in this step, the numba engine takes the same pile (unless the
+    round then ended: the next deal replaces it, give_new_deals)."""
+    same_round = np.asarray(pair.state._round) == np.asarray(before._round)
+    for g in np.flatnonzero((np.asarray(pair.state._shuffles) > np.asarray(before._shuffles)) & same_round):
         pair.game.force_reshuffle(int(g), {"pile": draw_pile(pair.state, g)})
 
 
@@ -51,6 +53,20 @@ def never_knock(game):
     mask[:, KNOCK] = False
     other = np.where(mask[:, PASS], PASS, mask.argmax(axis=1))
     return np.where(actions == KNOCK, other, actions)
+
+
+def give_new_deals(pair, before):
+    """episode="game": where the JAX engine dealt a new round, the numba engine deals the same deck (redeal)."""
+    for g in pair.new_rounds(before):
+        loc, pos, face, acq = (np.asarray(x[g]) for x in (pair.state._loc, pair.state._pos, pair.state._face,
+                                                           pair.state._acq))
+        held = loc < pair.game.num_players
+        place = np.where(held, acq, 54 - pos)       # R5: the deck, top first, as just dealt
+        up = np.where(held, 1 - face, face)
+        deck = [None] * 55
+        for c in range(55):
+            deck[place[c]] = [int(CARD_VALUES[c, up[c]]), int(CARD_VALUES[c, 1 - up[c]])]
+        pair.game.redeal(int(g), deck)
 
 
 def play_pair(num_games, seed, policy=None, **config):
@@ -67,20 +83,25 @@ def test_same_game_as_numba_decision_by_decision(num_players, edition):
     assert decisions > 3 * GAMES and not pair.live.any()
 
 
-def test_same_game_through_reshuffles_turnovers_and_truncation():
-    # Long rounds (nobody knocks, small hands): draw piles run out, oya reshuffles and kendi turns the discard
-    # pile over (R11); some rounds hit max_steps (D6).
-    for edition in ("kendi", "oya"):
-        pair, _ = play_pair(64, 7, never_knock, num_players=6, edition=edition, hand_size=3, max_steps=300,
-                            knock_penalty=7)
-        assert pair.truncated.any()
-        if edition == "oya":
-            assert (pair.game.states["shuffles"] > 0).any()
+@pytest.mark.parametrize("edition", ["kendi", "oya"])
+def test_same_game_over_whole_games_through_reshuffles_and_truncation(edition):
+    # episode="game", nobody knocks, small hands: rounds end with only zeros (R14) and the next is dealt, draw piles
+    # run out (kendi turns the discard pile over, oya reshuffles it, R11), games end at the target (R19) or at
+    # max_steps (D6). Each new deal and reshuffle the JAX engine draws is given to the numba engine.
+    config = dict(num_players=6, edition=edition, hand_size=3, knock_penalty=7, target_score=30, max_steps=300)
+    env = qjax.make("quando", **config)
+    game = VectorGame(num_games=64, seed=2, autoreset=False, **config)
+    pair = Pair(env, game, random_deals(64, 6, 2), 2)
+    pair.play(give_reshuffles, never_knock, give_new_deals)
+    assert pair.truncated.any() and (game.states["round"] > 1).any()
+    if edition == "oya":
+        assert (game.states["shuffles"] > 0).any()
 
 
 def test_is_a_pgx_env_on_pgx_conventions():
     env = qjax.make("quando", num_players=3)
-    assert isinstance(env, pgx.Env) and env.num_players == 3 and env.num_actions == 134
+    assert isinstance(env, pgx.Env) and env.num_players == 3
+    assert env.num_actions == 134 and env.observation_shape == (VectorGame.obs_dim_of(3),)
     state = jax.jit(env.init)(jax.random.PRNGKey(0))
     assert isinstance(state, pgx.State) and state.env_id == "quando"
     assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.rewards.shape == (3,)
@@ -91,7 +112,7 @@ def test_a_given_deal_is_the_aec_envs():
     deal = random_deals(1, 4, 3)
     deck, dealer = deal["deck"][0].tolist(), int(deal["dealer"][0])
     env = qjax.make("quando", edition="oya")
-    state = env.init(jax.random.PRNGKey(0), options={"deck": deck, "dealer": dealer})
+    state = jax.jit(lambda key: env.init(key, options={"deck": deck, "dealer": dealer}))(jax.random.PRNGKey(0))
     game = VectorGame(edition="oya")
     game.reset(deck=deck, dealer=dealer)
     np.testing.assert_array_equal(np.asarray(state.observation), game.observe()[0])
@@ -107,8 +128,7 @@ def test_a_given_deal_is_the_aec_envs():
     (lambda: qjax.make("quando").init(jax.random.PRNGKey(0), options={"seat": 1}), "unknown option(s) ['seat']"),
     (lambda: qjax.make("quando").init(jax.random.PRNGKey(0), options={"dealer": 4}), "dealer"),
     (lambda: qjax.make("quando").init(jax.random.PRNGKey(0), options={"deck": [[1, 2]] * 55}), "both [1, 2]"),
-    (lambda: qjax.make("quando", edition="oya").step(qjax.make("quando", edition="oya").init(
-        jax.random.PRNGKey(0)), 9), "pass a key"),
+    (lambda: qjax.make("quando", edition="oya").step(None, 0), "pass a key"),
 ])
 def test_bad_input_is_refused_by_name(call, message):
     with pytest.raises(ValueError) as e:

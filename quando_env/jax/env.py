@@ -4,6 +4,7 @@ import jax
 import pgx.core
 
 from ..core import make_config
+from ..registry import game_class
 
 # AEC env keywords that are about the adapter, not the game: refused by name.
 ADAPTER_ONLY = {"render_mode": "draw with the numba engine's env (quando_env.make) instead",
@@ -11,8 +12,9 @@ ADAPTER_ONLY = {"render_mode": "draw with the numba engine's env (quando_env.mak
 
 
 class GameEnv(pgx.core.Env):
-    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys` and implement `_init_setup(key,
-    setup)` (setup: the checked options), `_step`, `_observe`, `_checked_setup(options)` and `_needs_key`."""
+    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `_needs_key` (whether a step may
+    draw at random with their config) and implement `_checked_setup(options)`, `_init_setup(key, setup)` (setup: the
+    checked options), `_step` and `_observe`."""
 
     game = None
     config_class = None
@@ -63,6 +65,15 @@ class GameEnv(pgx.core.Env):
     @property
     def num_players(self) -> int:
         return self.config.num_players
+
+    # Pgx's own num_actions and observation_shape run a whole init (unjitted: many seconds) to read a shape.
+    @property
+    def num_actions(self) -> int:
+        return game_class(self.game).num_actions
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (game_class(self.game).obs_dim_of(self.num_players),)
 
 
 def is_traced(x) -> bool:

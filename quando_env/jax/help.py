@@ -222,12 +222,11 @@ def play(r, s, p, a, go):
     return s.replace(_no=s._no.at[p].set(_where(nos, E.NO_FRESH, s._no[p])))
 
 
-def reshuffle(r, s, go, seed):
-    """R15, D11 where `go`: the discard pile (only) becomes the draw pile: shuffled, or turned over so that the
-    first-discarded card is drawn first."""
+def reshuffle(r, s, go, order):
+    """R15, D11 where `go`: the discard pile (only) becomes the draw pile: shuffled (`order`: a random new place for
+    each of its positions), or turned over so that the first-discarded card is drawn first."""
     m = s._ndisc
     if r.shuffled:
-        order = ops.random_order(seed, POSITIONS < m)       # new place of each discard pile position
         pile = jnp.zeros(NUM_CARDS, jnp.int32).at[order].set(s._disc)
     else:
         pile = s._disc
@@ -242,13 +241,13 @@ def _draw_cards(s, p, count):
     return s.replace(_hand=s._hand.at[p].add(ops.histogram(kinds, NUM_KINDS)), _dpos=s._dpos + count)
 
 
-def refill(r, s, p, go, seed):
+def refill(r, s, p, go, order):
     """R15 where `go`: p draws until holding hand_size cards, reshuffling lazily when a card is needed (D11)."""
     need = jnp.where(go, r.hand - s._hand[p].sum(), 0)
     first = jnp.minimum(need, s._dend - s._dpos)
     s = _draw_cards(s, p, first)
     more = need - first
-    s = reshuffle(r, s, (more > 0) & (s._ndisc > 0), seed)
+    s = reshuffle(r, s, (more > 0) & (s._ndisc > 0), order)
     return _draw_cards(s, p, jnp.minimum(more, s._dend - s._dpos))
 
 
@@ -337,9 +336,8 @@ def _deal(r, s, deck, starter):
     return jax.tree_util.tree_map(lambda a, b: jnp.where(starter >= 0, a, b), forced, chosen)
 
 
-def _shuffled(seed):
-    """R2: a shuffled deck, kinds top first."""
-    place = ops.random_order(seed, POSITIONS >= 0)
+def _shuffled(place):
+    """R2: a shuffled deck, kinds top first (`place`: a random place for each card of FULL_DECK)."""
     return jnp.zeros(NUM_CARDS, jnp.int32).at[place].set(jnp.asarray(FULL_DECK, jnp.int32))
 
 
@@ -356,12 +354,12 @@ def init(r, key, deck, starter):
               _dir=ops.i32(1), _active=z, _phase=z, _asker=z, _helper=z, _given=z, _back=z,
               _total=jnp.zeros(n, jnp.int32), _points=jnp.zeros(n, jnp.int32), _round=z, _steps=z, _shuffles=z)
     if deck is None:
-        deck = _shuffled(jax.random.bits(key, (), jnp.uint32))
+        deck = _shuffled(ops.random_order(jax.random.bits(key, (), jnp.uint32), POSITIONS >= 0))
     s = _deal(r, s, deck, ops.i32(starter))
     return s.replace(legal_action_mask=legal_actions(r, s))
 
 
-def end_round(r, s, reason, p, h, seed):
+def end_round(r, s, reason, p, h, order):
     """R20 (a: every seat other than p and h scores 1; b: p alone scores 1), R21: totals, the end of the game at the
     target, else the next round (R4 flips the direction, R5 picks the callers)."""
     go = reason != E.END_NONE
@@ -380,7 +378,7 @@ def end_round(r, s, reason, p, h, seed):
     if r.round_episode:
         return s
     again = go & ~over
-    nxt = _deal(r, s.replace(_dir=-s._dir, _caller=(points == 0).astype(jnp.int32)), _shuffled(seed), ops.i32(-1))
+    nxt = _deal(r, s.replace(_dir=-s._dir, _caller=(points == 0).astype(jnp.int32)), _shuffled(order), ops.i32(-1))
     return jax.tree_util.tree_map(lambda a, b: jnp.where(again, a, b), nxt, s)
 
 
@@ -388,13 +386,17 @@ def step(r, s, a, key):
     """One decision: a play and the end of the turn, or a step of a help; the round's end; then truncation at
     max_steps decisions of the round (R22) and the next legal actions."""
     a = ops.i32(a)
-    seeds = jax.random.bits(key, (2,), jnp.uint32) if key is not None else jnp.zeros(2, jnp.uint32)
+    seed = jax.random.bits(key, (), jnp.uint32) if key is not None else jnp.uint32(0)
     s = s.replace(rewards=jnp.zeros(r.n, jnp.float32), _steps=s._steps + 1)
     p, ph = s.current_player, s._phase
     asker, helper = s._asker, s._helper
     plays_card = ((ph == E.PH_OPEN) | (ph == E.PH_PLAY) | (ph == E.PH_RECV)) & (a != ASK)
     s = play(r, s, p, a, plays_card)
-    s = refill(r, s, p, plays_card, seeds[0])
+    # One random order serves the step: a play's turn may reshuffle the discard pile (R15), a help's failure may
+    # deal the next round (episode="game"), never both.
+    order = ops.random_order(seed, jnp.where(plays_card, POSITIONS < s._ndisc, True)) if r.shuffled or not \
+        r.round_episode else None
+    s = refill(r, s, p, plays_card, order)
     s = pass_turn(r, s, p, plays_card)
     s, asked_end = ask(r, s, p, (ph == E.PH_PLAY) & (a == ASK))
     s = give(s, a - GIVE, ph == E.PH_GIVE)
@@ -403,7 +405,7 @@ def step(r, s, a, key):
     helper = jnp.where(ph == E.PH_BACK, helper, s._helper)
     asker = jnp.where(ph == E.PH_BACK, asker, p)
     round_over = reason != E.END_NONE
-    s = end_round(r, s, reason, asker, helper, seeds[1])
+    s = end_round(r, s, reason, asker, helper, order)
     cut = ~round_over & (s._steps >= r.max_steps)
     s = s.replace(truncated=cut, _phase=_where(cut, E.PH_OVER, s._phase),
                   current_player=_where(cut, -1, s.current_player))
