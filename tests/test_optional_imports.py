@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 OPTIONAL = ("ray", "pyspiel", "open_spiel", "tianshou", "torchrl", "tensordict", "torch", "pygame", "moviepy",
-            "stable_baselines3", "sb3_contrib")
+            "stable_baselines3", "sb3_contrib", "jax", "jaxlib", "pgx", "optax")
 
 
 def test_import_quando_env_imports_no_optional_library():

@@ -1,0 +1,81 @@
+"""What every game's JAX engine shares: a `pgx.Env` built from the game's validated config, whose `init` also takes
+the AEC env's reset options (a given deal), and whose `step` asks for a key where the game draws inside a step."""
+import jax
+import pgx.core
+
+from ..core import make_config
+from ..registry import game_class
+
+# AEC env keywords that are about the adapter, not the game: refused by name.
+ADAPTER_ONLY = {"render_mode": "draw with the numba engine's env (quando_env.make) instead",
+                "action_features": "the JAX engines have no move features"}
+
+
+class GameEnv(pgx.core.Env):
+    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `_needs_key` (whether a step may
+    draw at random with their config) and implement `_checked_setup(options)`, `_init_setup(key, setup)` (setup: the
+    checked options), `_step` and `_observe`."""
+
+    game = None
+    config_class = None
+    setup_keys = ()
+
+    def __init__(self, **config):
+        super().__init__()
+        for name, why in ADAPTER_ONLY.items():
+            if name in config:
+                raise ValueError(f"{name} is not supported by quando_env.jax: {why}")
+        self.config = make_config(self.config_class, **config)
+
+    def init(self, key, options: dict | None = None):
+        """The first state (a new deal from `key`, or the one `options` gives: the AEC env's reset options)."""
+        setup = self.checked_options(options)
+        state = self._init_setup(key, setup)
+        return state.replace(observation=self.observe(state))
+
+    def checked_options(self, options) -> dict:
+        """The reset options, checked (ValueError naming what is wrong) before anything is computed."""
+        if options is None:
+            return {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict with keys among {list(self.setup_keys)}, got "
+                             f"{type(options).__name__}")
+        unknown = sorted(set(options) - set(self.setup_keys))
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown} for {self.game}: it takes {list(self.setup_keys)}")
+        return self._checked_setup({k: v for k, v in options.items() if v is not None})
+
+    def _init(self, key):
+        return self._init_setup(key, {})
+
+    def step(self, state, action, key=None):
+        if key is None and self._needs_key:
+            raise ValueError(f"{self.game} with these options draws cards at random inside a step (a reshuffle or "
+                             "a new round's deal): pass a key, env.step(state, action, key)")
+        return super().step(state, action, key)
+
+    @property
+    def id(self) -> str:
+        return self.game
+
+    @property
+    def version(self) -> str:
+        return "v0"
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    # Pgx's own num_actions and observation_shape run a whole init (unjitted: many seconds) to read a shape.
+    @property
+    def num_actions(self) -> int:
+        return game_class(self.game).num_actions
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (game_class(self.game).obs_dim_of(self.num_players),)
+
+
+def is_traced(x) -> bool:
+    """True for a value inside jit or vmap, which cannot be checked in Python (taken as given)."""
+    return isinstance(x, jax.core.Tracer)
