@@ -3,6 +3,7 @@ comparison of a vmapped JAX env with the numba engine (VectorGame) from the same
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pgx
 
 
 def use_compilation_cache(path) -> None:
@@ -87,3 +88,13 @@ def assert_rows(jax_rows, numba_rows, live, what: str, layout=None) -> None:
             parts = [name for name, (lo, hi) in layout.items() if (a[g, lo:hi] != b[g, lo:hi]).any()]
             detail = f" in parts {parts}"
         raise AssertionError(f"{what}: game {g} differs{detail}: jax {a[g].ravel()[:40]} numba {b[g].ravel()[:40]}")
+
+
+def check_pgx_conventions(env, game_class, name: str) -> None:
+    """`env` (3 players) is a pgx.Env whose state is a pgx.State with Pgx's fields, shaped as the numba engine's."""
+    assert isinstance(env, pgx.Env) and env.id == name and env.num_players == 3
+    assert env.num_actions == game_class.num_actions and env.observation_shape == (game_class.obs_dim_of(3),)
+    state = jax.jit(env.init)(jax.random.PRNGKey(0))
+    assert isinstance(state, pgx.State) and state.env_id == name and state.rewards.shape == (3,)
+    assert state.observation.shape == env.observation_shape and state.legal_action_mask.any()
+    assert not state.terminated and int(state.current_player) in range(3)

@@ -3,7 +3,6 @@ move, the legal mask, the observation, the rewards and the episode's end are equ
 draws nothing at random inside a round (D14), so whole rounds are compared, restocks (R17) included."""
 import jax
 import numpy as np
-import pgx
 import pytest
 
 from quando_env import jax as qjax
@@ -11,7 +10,7 @@ from quando_env.cabo import engine as E
 from quando_env.cabo.cards import KNOCK, NO_KNOCK
 from quando_env.cabo.game import VectorGame
 
-from jax_checks import Pair, use_compilation_cache
+from jax_checks import Pair, check_pgx_conventions, use_compilation_cache
 
 GAMES = 200      # random rounds per player count
 
@@ -91,12 +90,7 @@ def test_same_game_with_other_options():
 
 
 def test_is_a_pgx_env_on_pgx_conventions():
-    env = qjax.make("cabo", num_players=3)
-    assert isinstance(env, pgx.Env) and env.num_players == 3
-    assert env.num_actions == 350 and env.observation_shape == (VectorGame.obs_dim_of(3),)
-    state = jax.jit(env.init)(jax.random.PRNGKey(0))
-    assert isinstance(state, pgx.State) and state.env_id == "cabo"
-    assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.legal_action_mask.any()
+    check_pgx_conventions(qjax.make("cabo", num_players=3), VectorGame, "cabo")
 
 
 @pytest.mark.parametrize("call, message", [

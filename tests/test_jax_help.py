@@ -4,14 +4,13 @@ both reshuffles; a reshuffle the JAX engine draws (reshuffle="shuffle") is given
 (force_reshuffle), so rounds are compared through their reshuffles."""
 import jax
 import numpy as np
-import pgx
 import pytest
 
 from quando_env import jax as qjax
 from quando_env.help.cards import CODES, FULL_DECK
 from quando_env.help.game import VectorGame
 
-from jax_checks import Pair, use_compilation_cache
+from jax_checks import Pair, check_pgx_conventions, use_compilation_cache
 
 GAMES = 200      # random rounds per player count and reshuffle
 
@@ -88,12 +87,7 @@ def test_same_game_with_given_starters_and_options():
 
 
 def test_is_a_pgx_env_on_pgx_conventions():
-    env = qjax.make("help", num_players=3)
-    assert isinstance(env, pgx.Env) and env.num_players == 3
-    assert env.num_actions == 105 and env.observation_shape == (VectorGame.obs_dim_of(3),)
-    state = jax.jit(env.init)(jax.random.PRNGKey(0))
-    assert isinstance(state, pgx.State) and state.env_id == "help"
-    assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.legal_action_mask.any()
+    check_pgx_conventions(qjax.make("help", num_players=3), VectorGame, "help")
 
 
 @pytest.mark.parametrize("call, message", [

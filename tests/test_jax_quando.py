@@ -4,7 +4,6 @@ editions; an oya reshuffle the JAX engine draws is given to the numba engine (fo
 compared through their reshuffles."""
 import jax
 import numpy as np
-import pgx
 import pytest
 
 from quando_env import jax as qjax
@@ -12,7 +11,7 @@ from quando_env.quando import engine as E
 from quando_env.quando.cards import CARD_VALUES, KNOCK, PASS
 from quando_env.quando.game import VectorGame
 
-from jax_checks import Pair, use_compilation_cache
+from jax_checks import Pair, check_pgx_conventions, use_compilation_cache
 
 GAMES = 200      # random rounds per player count and edition
 
@@ -99,13 +98,7 @@ def test_same_game_over_whole_games_through_reshuffles_and_truncation(edition):
 
 
 def test_is_a_pgx_env_on_pgx_conventions():
-    env = qjax.make("quando", num_players=3)
-    assert isinstance(env, pgx.Env) and env.num_players == 3
-    assert env.num_actions == 134 and env.observation_shape == (VectorGame.obs_dim_of(3),)
-    state = jax.jit(env.init)(jax.random.PRNGKey(0))
-    assert isinstance(state, pgx.State) and state.env_id == "quando"
-    assert state.observation.shape == (VectorGame.obs_dim_of(3),) and state.rewards.shape == (3,)
-    assert state.legal_action_mask.any() and not state.terminated
+    check_pgx_conventions(qjax.make("quando", num_players=3), VectorGame, "quando")
 
 
 def test_a_given_deal_is_the_aec_envs():

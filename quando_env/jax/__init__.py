@@ -4,18 +4,17 @@ reset options (a given deal), so one deal can be played in both engines. Needs t
 """
 import importlib
 
-from ..registry import game_names
-
-# game name -> the module of its JAX engine
-MODULES = {"quando": "quando_env.jax.quando", "cabo": "quando_env.jax.cabo",
-           "help": "quando_env.jax.help"}
+# game name -> the module of its JAX engine and its pgx.Env class there
+MODULES = {"quando": ("quando_env.jax.quando", "Quando"), "cabo": ("quando_env.jax.cabo", "Cabo"),
+           "help": ("quando_env.jax.help", "Help")}
 
 
 def make(game: str, **config):
     """The `pgx.Env` of `game` (a name of quando_env.game_names()) with the AEC env's options."""
-    if not isinstance(game, str) or game not in game_names():
-        raise ValueError(f"unknown game {game!r}: choose one of {game_names()}")
-    return importlib.import_module(MODULES[game]).make(**config)
+    if not isinstance(game, str) or game not in MODULES:
+        raise ValueError(f"unknown game {game!r}: choose one of {list(MODULES)}")
+    module, name = MODULES[game]
+    return getattr(importlib.import_module(module), name)(**config)
 
 
 __all__ = ["make"]

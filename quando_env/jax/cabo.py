@@ -12,18 +12,16 @@ from dataclasses import dataclass as static_dataclass
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import pgx.core
 from pgx._src.struct import dataclass
 
-from ..checks import as_int
 from ..cabo import engine as E
 from ..cabo.cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, NUM_ACTIONS,
                           NUM_CARDS, NUM_SLOTS, PASS, PLACE, QUEEN, QUEEN_LOOK, SNAP, check_deck)
 from ..cabo.config import Config
 from ..cabo.observation import offsets
 from . import ops
-from .env import GameEnv, is_traced
+from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
 
 RANK = jnp.asarray(CARD_RANKS, jnp.int32)
 VALUE = jnp.asarray(CARD_VALUES, jnp.int32)
@@ -89,9 +87,9 @@ class Rules:
         return cls(c.num_players, c.hand_size, c.peek, c.knocker_final_turn, c.tie_doubles, c.turn_limit, c.target,
                    c.episode == "round", c.max_steps, c.reward == "win")
 
-
-def make(**config) -> "Cabo":
-    return Cabo(**config)
+    @property
+    def draws_in_step(self) -> bool:
+        return not self.round_episode        # D14: nothing random inside a round
 
 
 class Cabo(GameEnv):
@@ -101,42 +99,25 @@ class Cabo(GameEnv):
 
     game = "cabo"
     config_class = Config
+    rules_class = Rules
     setup_keys = ("deck", "dealer")
 
-    def __init__(self, **config):
-        super().__init__(**config)
-        self.rules = Rules.of(self.config)
-        self._needs_key = not self.rules.round_episode
-
     def _checked_setup(self, setup):
-        n = self.rules.n
-        out = {"dealer": setup.get("dealer", self.config.first_dealer)}
-        if not is_traced(out["dealer"]):
-            out["dealer"] = as_int(out["dealer"], "dealer", 0, n - 1, f"a seat 0..{n - 1}")
+        out = {"dealer": self.checked_seat(setup, "dealer", self.config.first_dealer)}
         if "deck" in setup:
             deck = setup["deck"]
             if is_traced(deck):     # inside jit or vmap: card ids taken as given
                 out["deck"] = ops.i32(deck)
             else:
-                out["deck"] = ops.i32(check_deck(np.asarray(deck).tolist() if isinstance(deck, np.ndarray | jax.Array)
-                                                 else deck))
+                out["deck"] = ops.i32(check_deck(as_list(deck)))
         return out
 
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("dealer", self.config.first_dealer))
 
-    def _step(self, state, action, key):
-        return step(self.rules, state, action, key)
-
-    def _observe(self, state, player_id):
-        return observe(self.rules, state, player_id)
 
 
 # ---------------------------------------------------------------- cards moving, and who sees them (K rules)
-def _where(go, new, old):
-    return jnp.where(go, new, old)
-
-
 def _show_all(s, card):
     """K2, K4, K5, K8: every seat sees the cards marked in `card`."""
     return s.replace(_seen=jnp.where(card[None, :], 1, s._seen))
@@ -164,7 +145,7 @@ def _restock(s, go):
     under = go & disc & (s._ppos < m - 1)
     return s.replace(_loc=jnp.where(under, STOCK, s._loc),
                      _ppos=jnp.where(under, m - 2 - s._ppos, jnp.where(go & disc, 0, s._ppos)),
-                     _nstock=_where(go, m - 1, s._nstock), _ndisc=_where(go, 1, s._ndisc))
+                     _nstock=jnp.where(go, m - 1, s._nstock), _ndisc=jnp.where(go, 1, s._ndisc))
 
 
 def _take_stock(s, go):
@@ -183,10 +164,6 @@ def _hold(s, card, p, i):
                      _loc=jnp.where(card, p, s._loc))
 
 
-def _decide(s, go, phase, seat):
-    return s.replace(_phase=_where(go, phase, s._phase), current_player=_where(go, seat, s.current_player))
-
-
 # ---------------------------------------------------------------- the decision's own events
 def draw_stock(r, s, go):
     """R9 from the stock (K3: the drawer sees it), then R10's Jack or R11's Queen if it is one (D8, K5)."""
@@ -197,7 +174,7 @@ def draw_stock(r, s, go):
     jack = go & (RANK[c] == JACK) & others_hold
     queen = go & (RANK[c] == QUEEN)
     s = s.replace(_loc=jnp.where(card, DRAWN, s._loc), _seen=s._seen.at[p].set(jnp.where(card, 1, s._seen[p])),
-                  _drawn=_where(go, c, s._drawn), _from_stock=_where(go, 1, s._from_stock))
+                  _drawn=jnp.where(go, c, s._drawn), _from_stock=jnp.where(go, 1, s._from_stock))
     s = _show_all(s, card & (jack | queen))
     return s.replace(_phase=jnp.select([jack, queen, go], [E.PH_JACK, E.PH_QUEEN, E.PH_PLACE], s._phase))
 
@@ -206,8 +183,8 @@ def take_discard(s, go):
     """R9: the discard pile's top card (public, K4); D8: no Jack or Queen rule; D9: it must be placed."""
     card = go & (s._loc == DISC) & (s._ppos == s._ndisc - 1)
     return s.replace(_loc=jnp.where(card, DRAWN, s._loc), _ndisc=s._ndisc - go,
-                     _drawn=_where(go, jnp.argmax(card), s._drawn), _from_stock=_where(go, 0, s._from_stock),
-                     _phase=_where(go, E.PH_PLACE, s._phase))
+                     _drawn=jnp.where(go, jnp.argmax(card), s._drawn), _from_stock=jnp.where(go, 0, s._from_stock),
+                     _phase=jnp.where(go, E.PH_PLACE, s._phase))
 
 
 def jack_swap(r, s, a, go):
@@ -217,8 +194,8 @@ def jack_swap(r, s, a, go):
     mine, theirs = s._slot[p, i], s._slot[t, j]
     slot = s._slot.at[p, i].set(theirs).at[t, j].set(mine)
     loc = jnp.where(_card(mine), t, jnp.where(_card(theirs), p, s._loc))
-    return s.replace(_slot=_where(go, slot, s._slot), _loc=_where(go, loc, s._loc),
-                     _phase=_where(go, E.PH_PLACE, s._phase))
+    return s.replace(_slot=jnp.where(go, slot, s._slot), _loc=jnp.where(go, loc, s._loc),
+                     _phase=jnp.where(go, E.PH_PLACE, s._phase))
 
 
 def queen_peek(s, a, go):
@@ -226,7 +203,7 @@ def queen_peek(s, a, go):
     p = s._active
     c = s._slot[p, jnp.clip(a - QUEEN_LOOK, 0, NUM_SLOTS - 1)]
     return s.replace(_seen=s._seen.at[p].set(jnp.where(go & _card(c), 1, s._seen[p])),
-                     _phase=_where(go, E.PH_PLACE, s._phase))
+                     _phase=jnp.where(go, E.PH_PLACE, s._phase))
 
 
 def place(s, a, go):
@@ -238,8 +215,8 @@ def place(s, a, go):
     old = _card(s._slot[p, i])
     s = _to_discard(s, go & jnp.where(keeps, old, drawn))
     s = _hold(s, keeps & drawn, p, i)
-    return s.replace(_drawn=_where(go, -1, s._drawn), _discarder=_where(go, p, s._discarder),
-                     _in_turn=_where(go, 1, s._in_turn), _snap_k=_where(go, 0, s._snap_k))
+    return s.replace(_drawn=jnp.where(go, -1, s._drawn), _discarder=jnp.where(go, p, s._discarder),
+                     _in_turn=jnp.where(go, 1, s._in_turn), _snap_k=jnp.where(go, 0, s._snap_k))
 
 
 def penalty(s, q, go):
@@ -264,16 +241,16 @@ def snap(r, s, a, go):
     s = _to_discard(s, card & right)
     left = s._nhand[q] - right
     goes_out = right & (left == 0)
-    s = s.replace(_slot=s._slot.at[q, i].set(_where(right, -1, c)), _nhand=s._nhand.at[q].set(left),
-                  _out=s._out.at[q].set(_where(goes_out, 1, s._out[q])),
-                  _out_turn=_where(goes_out & (s._out_turn < 0), s._active, s._out_turn))
+    s = s.replace(_slot=s._slot.at[q, i].set(jnp.where(right, -1, c)), _nhand=s._nhand.at[q].set(left),
+                  _out=s._out.at[q].set(jnp.where(goes_out, 1, s._out[q])),
+                  _out_turn=jnp.where(goes_out & (s._out_turn < 0), s._active, s._out_turn))
     s = penalty(s, q, snaps & ~right)
     return s.replace(_snap_k=s._snap_k + (go & ~right))
 
 
 def knock(s, a, go):
     """R18: the active seat knocks (or not)."""
-    return s.replace(_knocker=_where(go & (a == KNOCK), s._active, s._knocker))
+    return s.replace(_knocker=jnp.where(go & (a == KNOCK), s._active, s._knocker))
 
 
 # ---------------------------------------------------------------- the automatic part
@@ -289,7 +266,7 @@ def window(r, s, todo):
     asked = (k >= s._snap_k) & (held >= 1) & (held <= NUM_SLOTS - 1)
     found = go & asked.any()
     first = jnp.argmax(asked)
-    s = _decide(s, found, E.PH_SNAP, seat[first])
+    s = decide(s, found, E.PH_SNAP, seat[first])
     s = s.replace(_snap_k=jnp.where(found, first, jnp.where(go, r.n, s._snap_k)))
     return s, jnp.where(found, DECIDE, jnp.where(go, AFTER_WINDOW, todo))
 
@@ -300,7 +277,7 @@ def after_window(r, s, todo):
     turns = s._turns + go
     ends = go & (((r.tlimit > 0) & (turns >= r.tlimit)) | (s._final == 1))
     asks = go & ~ends & (s._knocker < 0) & (s._out_turn < 0)
-    s = _decide(s.replace(_turns=turns), asks, E.PH_KNOCK, s._active)
+    s = decide(s.replace(_turns=turns), asks, E.PH_KNOCK, s._active)
     nxt = jnp.where(ends, END_ROUND, jnp.where(asks, DECIDE, NEXT_TURN))
     return s, jnp.where(todo == AFTER_WINDOW, nxt, todo)
 
@@ -317,9 +294,9 @@ def next_turn(r, s, todo):
     k = jnp.argmax(decided)
     round_ends = go & (~decided.any() | ends[k])
     moves = go & ~round_ends
-    s = s.replace(_final=_where(moves, at_knocker[k], s._final).astype(jnp.int32),
-                  _active=_where(moves, q[k], s._active), _from_stock=_where(moves, 0, s._from_stock))
-    s = _decide(s, moves, E.PH_DRAW, q[k])
+    s = s.replace(_final=jnp.where(moves, at_knocker[k], s._final).astype(jnp.int32),
+                  _active=jnp.where(moves, q[k], s._active), _from_stock=jnp.where(moves, 0, s._from_stock))
+    s = decide(s, moves, E.PH_DRAW, q[k])
     return s, jnp.where(round_ends, END_ROUND, jnp.where(moves, DECIDE, todo))
 
 
@@ -335,15 +312,15 @@ def end_round(r, s, todo, seed):
     points = jnp.where(doubled & (jnp.arange(r.n) == k), 2 * tot, tot)
     new = s._total + points
     new = jnp.where((points > 0) & ((new == 25) | (new == 50) | (new == 75) | (new == 100)), new - 25, new)   # R25
-    total = _where(go, new, s._total)
+    total = jnp.where(go, new, s._total)
     over = go & (r.round_episode | (total > r.target).any())
     rewards = s.rewards - jnp.where(go & (not r.win_reward), total - s._total, 0)
     if r.win_reward:
         rewards = rewards + jnp.where(over, jnp.where(total == total.min(), 1.0, -1.0), 0.0)
-    s = s.replace(_points=_where(go, points, s._points), _total=total, _round=s._round + go,
+    s = s.replace(_points=jnp.where(go, points, s._points), _total=total, _round=s._round + go,
                   _seen=jnp.where(go, 1, s._seen), rewards=rewards.astype(jnp.float32),
-                  terminated=s.terminated | over, _phase=_where(over, E.PH_OVER, s._phase),
-                  current_player=_where(over, -1, s.current_player))
+                  terminated=s.terminated | over, _phase=jnp.where(over, E.PH_OVER, s._phase),
+                  current_player=jnp.where(over, -1, s.current_player))
     todo = jnp.where(go, DECIDE, todo)
     if r.round_episode:
         return s, todo
@@ -396,9 +373,7 @@ def init(r, key, deck, dealer):
     """A new game: the given deal (deck: card ids top first) or a shuffled one, run up to the first decision."""
     n, z = r.n, ops.i32(0)
     seed = jax.random.bits(key, (), jnp.uint32)
-    s = State(current_player=z, observation=jnp.zeros(offsets(n)["seen"][1], jnp.float32),
-              rewards=jnp.zeros(n, jnp.float32), terminated=jnp.bool_(False), truncated=jnp.bool_(False),
-              legal_action_mask=jnp.zeros(NUM_ACTIONS, jnp.bool_), _step_count=z,
+    s = State(**pgx_fields(n, offsets(n)["seen"][1], NUM_ACTIONS),
               _slot=jnp.full((n, NUM_SLOTS), -1, jnp.int32), _loc=jnp.zeros(NUM_CARDS, jnp.int32),
               _ppos=jnp.zeros(NUM_CARDS, jnp.int32), _seen=jnp.zeros((n, NUM_CARDS), jnp.int32), _nstock=z,
               _ndisc=z, _nhand=jnp.zeros(n, jnp.int32), _out=jnp.zeros(n, jnp.int32), _total=jnp.zeros(n, jnp.int32),
@@ -426,9 +401,7 @@ def step(r, s, a, key):
     s = knock(s, a, ph == E.PH_KNOCK)
     todo = jnp.select([(ph == E.PH_PLACE) | (ph == E.PH_SNAP), ph == E.PH_KNOCK], [WINDOW, NEXT_TURN], DECIDE)
     s = advance(r, s, todo, seed)
-    cut = ~s.terminated & (s._step_count >= r.max_steps)
-    s = s.replace(truncated=cut, _phase=_where(cut, E.PH_OVER, s._phase),
-                  current_player=_where(cut, -1, s.current_player))
+    s = truncated_at(s, ~s.terminated & (s._step_count >= r.max_steps), E.PH_OVER)
     return s.replace(legal_action_mask=legal_actions(r, s))
 
 

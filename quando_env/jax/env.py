@@ -1,8 +1,14 @@
 """What every game's JAX engine shares: a `pgx.Env` built from the game's validated config, whose `init` also takes
 the AEC env's reset options (a given deal), and whose `step` asks for a key where the game draws inside a step."""
+import sys
+
 import jax
+import jax.numpy as jnp
 import pgx.core
 
+import numpy as np
+
+from ..checks import as_int
 from ..core import make_config
 from ..registry import game_class
 
@@ -12,12 +18,14 @@ ADAPTER_ONLY = {"render_mode": "draw with the numba engine's env (quando_env.mak
 
 
 class GameEnv(pgx.core.Env):
-    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `_needs_key` (whether a step may
-    draw at random with their config) and implement `_checked_setup(options)`, `_init_setup(key, setup)` (setup: the
-    checked options), `_step` and `_observe`."""
+    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `rules_class` (the config as the
+    static values the game's functions read, with `of(config)` and `draws_in_step`: whether a step may draw at
+    random) and implement `_checked_setup(options)` and `_init_setup(key, setup)` (setup: the checked options); the
+    game's module defines `step(rules, state, action, key)` and `observe(rules, state, player)`."""
 
     game = None
     config_class = None
+    rules_class = None
     setup_keys = ()
 
     def __init__(self, **config):
@@ -26,6 +34,9 @@ class GameEnv(pgx.core.Env):
             if name in config:
                 raise ValueError(f"{name} is not supported by quando_env.jax: {why}")
         self.config = make_config(self.config_class, **config)
+        self.rules = self.rules_class.of(self.config)
+        self._needs_key = self.rules.draws_in_step
+        self.functions = sys.modules[type(self).__module__]
 
     def init(self, key, options: dict | None = None):
         """The first state (a new deal from `key`, or the one `options` gives: the AEC env's reset options)."""
@@ -45,8 +56,19 @@ class GameEnv(pgx.core.Env):
             raise ValueError(f"unknown option(s) {unknown} for {self.game}: it takes {list(self.setup_keys)}")
         return self._checked_setup({k: v for k, v in options.items() if v is not None})
 
+    def checked_seat(self, setup: dict, name: str, default):
+        """Option `name`'s seat (`default` if not given), checked unless traced."""
+        seat, n = setup.get(name, default), self.rules.n
+        return seat if is_traced(seat) else as_int(seat, name, 0, n - 1, f"a seat 0..{n - 1}")
+
     def _init(self, key):
         return self._init_setup(key, {})
+
+    def _step(self, state, action, key):
+        return self.functions.step(self.rules, state, action, key)
+
+    def _observe(self, state, player_id):
+        return self.functions.observe(self.rules, state, player_id)
 
     def step(self, state, action, key=None):
         if key is None and self._needs_key:
@@ -76,6 +98,28 @@ class GameEnv(pgx.core.Env):
         return (game_class(self.game).obs_dim_of(self.num_players),)
 
 
+def pgx_fields(num_players: int, obs_dim: int, num_actions: int) -> dict:
+    """Pgx's State fields of a game before its first observation and mask."""
+    return dict(current_player=jnp.int32(0), observation=jnp.zeros(obs_dim, jnp.float32),
+                rewards=jnp.zeros(num_players, jnp.float32), terminated=jnp.bool_(False), truncated=jnp.bool_(False),
+                legal_action_mask=jnp.zeros(num_actions, jnp.bool_), _step_count=jnp.int32(0))
+
+
+def decide(s, go, phase, seat):
+    """Where `go`: seat `seat` decides next, a decision of kind `phase`."""
+    return s.replace(_phase=jnp.where(go, phase, s._phase), current_player=jnp.where(go, seat, s.current_player))
+
+
+def truncated_at(s, cut, over_phase):
+    """Where `cut`: the episode is truncated (max_steps) and over."""
+    return decide(s.replace(truncated=cut), cut, over_phase, -1)
+
+
 def is_traced(x) -> bool:
     """True for a value inside jit or vmap, which cannot be checked in Python (taken as given)."""
     return isinstance(x, jax.core.Tracer)
+
+
+def as_list(x):
+    """An option given as an array, as the nested list the numba engines' checks read (anything else as given)."""
+    return np.asarray(x).tolist() if isinstance(x, np.ndarray | jax.Array) else x

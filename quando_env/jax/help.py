@@ -11,18 +11,16 @@ from dataclasses import dataclass as static_dataclass
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import pgx.core
 from pgx._src.struct import dataclass
 
-from ..checks import as_int
 from ..help import engine as E
 from ..help.cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, NO, NUM_ACTIONS, NUM_CARDS,
                           NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP, deck_to_kinds)
 from ..help.config import Config
 from ..help.observation import offsets
 from . import ops
-from .env import GameEnv, is_traced
+from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
 
 KINDS = jnp.arange(NUM_KINDS)
 SLOTS = jnp.arange(ROW_CAP)
@@ -88,9 +86,9 @@ class Rules:
         return cls(c.num_players, c.hand_size, c.row_max, c.target, c.open_lowest, c.reshuffle == "shuffle",
                    c.episode == "round", c.max_steps, c.reward == "win")
 
-
-def make(**config) -> "Help":
-    return Help(**config)
+    @property
+    def draws_in_step(self) -> bool:
+        return self.shuffled or not self.round_episode
 
 
 class Help(GameEnv):
@@ -101,39 +99,22 @@ class Help(GameEnv):
 
     game = "help"
     config_class = Config
+    rules_class = Rules
     setup_keys = ("deck", "starter")
 
-    def __init__(self, **config):
-        super().__init__(**config)
-        self.rules = Rules.of(self.config)
-        self._needs_key = self.rules.shuffled or not self.rules.round_episode
-
     def _checked_setup(self, setup):
-        n = self.rules.n
-        out = {"starter": setup.get("starter", -1)}
-        if "starter" in setup and not is_traced(out["starter"]):
-            out["starter"] = as_int(out["starter"], "starter", 0, n - 1, f"a seat 0..{n - 1}")
+        out = {"starter": self.checked_seat(setup, "starter", -1) if "starter" in setup else -1}
         if "deck" in setup:
             deck = setup["deck"]
-            out["deck"] = ops.i32(deck if is_traced(deck) else deck_to_kinds(
-                np.asarray(deck).tolist() if isinstance(deck, np.ndarray | jax.Array) else deck))
+            out["deck"] = ops.i32(deck if is_traced(deck) else deck_to_kinds(as_list(deck)))
         return out
 
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("starter", -1))
 
-    def _step(self, state, action, key):
-        return step(self.rules, state, action, key)
-
-    def _observe(self, state, player_id):
-        return observe(self.rules, state, player_id)
 
 
 # ---------------------------------------------------------------- the row (R10-R12), judged on the row alone
-def _where(go, new, old):
-    return jnp.where(go, new, old)
-
-
 def _last(s):
     return s._row_val[jnp.maximum(s._nrow - 1, 0)]
 
@@ -202,24 +183,24 @@ def play(r, s, p, a, go):
     enters = number | wild
     row_kind = jnp.where(SLOTS == slot, kind, s._row_kind[moved])
     row_val = jnp.where(SLOTS == slot, value, s._row_val[moved])
-    s = s.replace(_row_kind=_where(enters, row_kind, s._row_kind), _row_val=_where(enters, row_val, s._row_val),
+    s = s.replace(_row_kind=jnp.where(enters, row_kind, s._row_kind), _row_val=jnp.where(enters, row_val, s._row_val),
                   _nrow=s._nrow + enters)
     full = enters & (s._nrow == r.row_max)         # R7: a full row goes to the discard pile, leftmost first
     s = _discard(s, s._row_kind, jnp.where(full, s._nrow, 0))
-    s = s.replace(_nrow=_where(full, 0, s._nrow))
+    s = s.replace(_nrow=jnp.where(full, 0, s._nrow))
     # R12 (D5): the Switch is discarded, number v leaves the hand, the card at the slot joins it
     k = jnp.clip(a - SWITCH, 0, 54)
     at, v = k // 11, k % 11 + 1
     s = _discard(s, jnp.full(1, K_SWITCH), swap.astype(jnp.int32))
     s = _add(_add(s, p, v - 1, -ops.i32(swap)), p, s._row_kind[at], ops.i32(swap))
-    s = s.replace(_row_kind=s._row_kind.at[at].set(_where(swap, v - 1, s._row_kind[at])),
-                  _row_val=s._row_val.at[at].set(_where(swap, v, s._row_val[at])))
+    s = s.replace(_row_kind=s._row_kind.at[at].set(jnp.where(swap, v - 1, s._row_kind[at])),
+                  _row_val=s._row_val.at[at].set(jnp.where(swap, v, s._row_val[at])))
     # R13: the Zap, then the last row card, go to the discard pile
     last = s._row_kind[jnp.maximum(s._nrow - 1, 0)]
     s = _discard(s, jnp.stack([ops.i32(K_ZAP), last]), 2 * zaps)
     s = s.replace(_nrow=s._nrow - zaps)
     # R14: the No! goes in front of p
-    return s.replace(_no=s._no.at[p].set(_where(nos, E.NO_FRESH, s._no[p])))
+    return s.replace(_no=s._no.at[p].set(jnp.where(nos, E.NO_FRESH, s._no[p])))
 
 
 def reshuffle(r, s, go, order):
@@ -230,8 +211,9 @@ def reshuffle(r, s, go, order):
         pile = jnp.zeros(NUM_CARDS, jnp.int32).at[order].set(s._disc)
     else:
         pile = s._disc
-    return s.replace(_draw=_where(go, pile, s._draw), _dpos=_where(go, 0, s._dpos), _dend=_where(go, m, s._dend),
-                     _ndisc=_where(go, 0, s._ndisc), _shuffles=s._shuffles + (go & r.shuffled))
+    return s.replace(_draw=jnp.where(go, pile, s._draw), _dpos=jnp.where(go, 0, s._dpos),
+                     _dend=jnp.where(go, m, s._dend), _ndisc=jnp.where(go, 0, s._ndisc),
+                     _shuffles=s._shuffles + (go & r.shuffled))
 
 
 def _draw_cards(s, p, count):
@@ -261,10 +243,10 @@ def pass_turn(r, s, p, go):
     no = s._no.at[q].set(jnp.where(skipped, E.NO_SPENT, s._no[q]))
     t = q[k]
     spent = go & (no[t] == E.NO_SPENT)
-    s = _discard(s.replace(_no=no.at[t].set(_where(spent, E.NO_NONE, no[t]))), jnp.full(1, K_NO),
+    s = _discard(s.replace(_no=no.at[t].set(jnp.where(spent, E.NO_NONE, no[t]))), jnp.full(1, K_NO),
                  spent.astype(jnp.int32))
-    return s.replace(_active=_where(go, t, s._active), current_player=_where(go, t, s.current_player),
-                     _phase=_where(go, E.PH_PLAY, s._phase))
+    return s.replace(_active=jnp.where(go, t, s._active), current_player=jnp.where(go, t, s.current_player),
+                     _phase=jnp.where(go, E.PH_PLAY, s._phase))
 
 
 def ask(r, s, p, go):
@@ -275,17 +257,17 @@ def ask(r, s, p, go):
     h = jnp.where(free.any(), q[jnp.argmax(free)], -1)
     gifts = (s._hand[jnp.maximum(h, 0)] > 0) & givable(s)
     end = jnp.where(h < 0, E.END_NO_HELPER, jnp.where(gifts.any(), E.END_NONE, E.END_NO_GIFT))
-    s = s.replace(_asker=_where(go, p, s._asker), _given=_where(go, -1, s._given), _back=_where(go, -1, s._back),
-                  _helper=_where(go, h, s._helper), _phase=_where(go & (end == E.END_NONE), E.PH_GIVE, s._phase),
-                  current_player=_where(go & (end == E.END_NONE), h, s.current_player))
+    s = s.replace(_asker=jnp.where(go, p, s._asker), _given=jnp.where(go, -1, s._given),
+                  _back=jnp.where(go, -1, s._back), _helper=jnp.where(go, h, s._helper))
+    s = decide(s, go & (end == E.END_NONE), E.PH_GIVE, h)
     return s, jnp.where(go, end, E.END_NONE)
 
 
 def give(s, k, go):
     """R17 where `go`: the helper gives a card of kind k to the asker, who then gives one back (D9)."""
     s = _add(_add(s, s._helper, k, -ops.i32(go)), s._asker, k, ops.i32(go))
-    return s.replace(_given=_where(go, k, s._given), _phase=_where(go, E.PH_BACK, s._phase),
-                     current_player=_where(go, s._asker, s.current_player))
+    return s.replace(_given=jnp.where(go, k, s._given), _phase=jnp.where(go, E.PH_BACK, s._phase),
+                     current_player=jnp.where(go, s._asker, s.current_player))
 
 
 def give_back(s, k, go):
@@ -295,7 +277,7 @@ def give_back(s, k, go):
     s = _add(_add(s, p, k, -ops.i32(go)), s._helper, k, ops.i32(go))
     received = KINDS == s._given
     can = plays(s, received, s._hand[p, :11] > 0).any()
-    s = s.replace(_back=_where(go, k, s._back), _phase=_where(go & can, E.PH_RECV, s._phase))
+    s = s.replace(_back=jnp.where(go, k, s._back), _phase=jnp.where(go & can, E.PH_RECV, s._phase))
     return s, jnp.where(go & ~can, E.END_NO_GIFT, E.END_NONE)
 
 
@@ -344,9 +326,7 @@ def _shuffled(place):
 def init(r, key, deck, starter):
     """A new episode: round 0 with direction +1 (R4), every seat a caller (R5)."""
     n, z = r.n, ops.i32(0)
-    s = State(current_player=z, observation=jnp.zeros(offsets(n)["totals"][1], jnp.float32),
-              rewards=jnp.zeros(n, jnp.float32), terminated=jnp.bool_(False), truncated=jnp.bool_(False),
-              legal_action_mask=jnp.zeros(NUM_ACTIONS, jnp.bool_), _step_count=z,
+    s = State(**pgx_fields(n, offsets(n)["totals"][1], NUM_ACTIONS),
               _hand=jnp.zeros((n, NUM_KINDS), jnp.int32), _draw=jnp.zeros(NUM_CARDS, jnp.int32), _dpos=z, _dend=z,
               _disc=jnp.zeros(NUM_CARDS, jnp.int32), _ndisc=z, _row_kind=jnp.zeros(ROW_CAP, jnp.int32),
               _row_val=jnp.zeros(ROW_CAP, jnp.int32), _nrow=z, _no=jnp.zeros(n, jnp.int32),
@@ -372,9 +352,9 @@ def end_round(r, s, reason, p, h, order):
     rewards = s.rewards + (0 if r.win_reward else points)
     if r.win_reward:
         rewards = rewards + jnp.where(over, jnp.where(total == total.max(), 1.0, -1.0), 0.0)
-    s = s.replace(_points=_where(go, points, s._points), _total=total, _round=s._round + go,
+    s = s.replace(_points=jnp.where(go, points, s._points), _total=total, _round=s._round + go,
                   rewards=rewards.astype(jnp.float32), terminated=s.terminated | over,
-                  _phase=_where(over, E.PH_OVER, s._phase), current_player=_where(over, -1, s.current_player))
+                  _phase=jnp.where(over, E.PH_OVER, s._phase), current_player=jnp.where(over, -1, s.current_player))
     if r.round_episode:
         return s
     again = go & ~over
@@ -406,9 +386,7 @@ def step(r, s, a, key):
     asker = jnp.where(ph == E.PH_BACK, asker, p)
     round_over = reason != E.END_NONE
     s = end_round(r, s, reason, asker, helper, order)
-    cut = ~round_over & (s._steps >= r.max_steps)
-    s = s.replace(truncated=cut, _phase=_where(cut, E.PH_OVER, s._phase),
-                  current_player=_where(cut, -1, s.current_player))
+    s = truncated_at(s, ~round_over & (s._steps >= r.max_steps), E.PH_OVER)
     return s.replace(legal_action_mask=legal_actions(r, s))
 
 

@@ -16,14 +16,13 @@ import numpy as np
 import pgx.core
 from pgx._src.struct import dataclass
 
-from ..checks import as_int
 from ..quando import engine as E
 from ..quando.cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_SET, NUM_ACTIONS, NUM_CARDS,
                             NUM_VALUES, PAIR_TO_CARD, SET, TAKE_DOWN, deck_to_cards)
 from ..quando.config import Config
 from ..quando.observation import offsets
 from . import ops
-from .env import GameEnv, is_traced
+from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
 
 LOW = jnp.asarray(CARD_VALUES[:, 0], jnp.int32)     # per card id its two numbers: side 0 (low), side 1 (high)
 HIGH = jnp.asarray(CARD_VALUES[:, 1], jnp.int32)
@@ -90,9 +89,9 @@ class Rules:
         return cls(c.num_players, c.hand, c.edition == "oya", c.knock_penalty, c.knock_min_turns, c.target_score,
                    c.episode == "round", c.max_steps, c.reward == "win")
 
-
-def make(**config) -> "Quando":
-    return Quando(**config)
+    @property
+    def draws_in_step(self) -> bool:
+        return self.oya or not self.round_episode
 
 
 class Quando(GameEnv):
@@ -102,36 +101,23 @@ class Quando(GameEnv):
 
     game = "quando"
     config_class = Config
+    rules_class = Rules
     setup_keys = ("deck", "dealer")
 
-    def __init__(self, **config):
-        super().__init__(**config)
-        self.rules = Rules.of(self.config)
-        self._needs_key = self.rules.oya or not self.rules.round_episode
-
     def _checked_setup(self, setup):
-        n = self.rules.n
-        out = {"dealer": setup.get("dealer", self.config.dealer)}
-        if not is_traced(out["dealer"]):
-            out["dealer"] = as_int(out["dealer"], "dealer", 0, n - 1, f"a seat 0..{n - 1}")
+        out = {"dealer": self.checked_seat(setup, "dealer", self.config.dealer)}
         if "deck" in setup:
             deck = setup["deck"]
             if is_traced(deck):     # inside jit or vmap: [up, down] pairs taken as given
                 out["deck"] = PAIR[deck[:, 0], deck[:, 1]], (deck[:, 0] > deck[:, 1]).astype(jnp.int32)
             else:
-                ids, ups = deck_to_cards(np.asarray(deck).tolist() if isinstance(deck, np.ndarray | jax.Array)
-                                         else deck)
+                ids, ups = deck_to_cards(as_list(deck))
                 out["deck"] = jnp.asarray(ids, jnp.int32), jnp.asarray(ups, jnp.int32)
         return out
 
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("dealer", self.config.dealer))
 
-    def _step(self, state, action, key):
-        return step(self.rules, state, action, key)
-
-    def _observe(self, state, player_id):
-        return observe(self.rules, state, player_id)
 
 
 # ---------------------------------------------------------------- cards and what each seat sees
@@ -226,9 +212,7 @@ def _shuffled(seed):
 def init(r, key, deck, dealer):
     """A new game: the given deal (deck: (card ids, up sides)) or a shuffled one."""
     n, z = r.n, ops.i32(0)
-    s = State(current_player=z, observation=jnp.zeros(offsets(n)["known_cards"][1], jnp.float32),
-              rewards=jnp.zeros(n, jnp.float32), terminated=jnp.bool_(False), truncated=jnp.bool_(False),
-              legal_action_mask=jnp.zeros(NUM_ACTIONS, jnp.bool_), _step_count=z,
+    s = State(**pgx_fields(n, offsets(n)["known_cards"][1], NUM_ACTIONS),
               _loc=jnp.zeros(NUM_CARDS, jnp.int32), _face=jnp.zeros(NUM_CARDS, jnp.int32),
               _pos=jnp.zeros(NUM_CARDS, jnp.int32), _acq=jnp.zeros(NUM_CARDS, jnp.int32),
               _seen=jnp.zeros((n, NUM_CARDS), jnp.int32), _ndraw=z, _ndisc=z, _turns=jnp.zeros(n, jnp.int32),
@@ -326,10 +310,6 @@ def flip_zero(r, s, p, a, go):
 # ---------------------------------------------------------------- the automatic part of a turn
 # Each stage runs where `todo` says the turn has reached it and returns the next piece (DECIDE when a seat must
 # decide). Their order, which differs by edition, lets each run once per step.
-def _decide(s, go, phase, seat):
-    return s.replace(_phase=jnp.where(go, phase, s._phase), current_player=jnp.where(go, seat, s.current_player))
-
-
 def penalty(r, s, todo):
     """R12: a triplet penalises every other seat once, clockwise from the active seat's left: the next who holds a
     front 0 flips one, else draws (D2: with nothing to draw, nothing). After the last, the turn ends (kendi) or the
@@ -350,7 +330,7 @@ def penalty(r, s, todo):
     s = s.replace(_pen_left=jnp.where(found, left - k - 1, jnp.where(go, 0, s._pen_left)),
                   _pen_cur=jnp.where(found, (p + 1) % r.n, jnp.where(go, (cur + left) % r.n, s._pen_cur)),
                   _drawctx=jnp.where(found & ~flips, 1, s._drawctx))
-    s = _decide(s, found, jnp.where(flips, E.PH_FLIP, E.PH_DRAW), p)
+    s = decide(s, found, jnp.where(flips, E.PH_FLIP, E.PH_DRAW), p)
     after = TURN_DRAW if r.oya else END_TURN
     return s, jnp.where(found, DECIDE, jnp.where(go, after, todo))
 
@@ -358,7 +338,7 @@ def penalty(r, s, todo):
 def turn_draw(r, s, todo):
     """The active seat draws (R9); D2: with nothing to draw, go on as if drawn."""
     go = (todo == TURN_DRAW) & (s._ndraw > 0)
-    s = _decide(s.replace(_drawctx=jnp.where(go, 0, s._drawctx)), go, E.PH_DRAW, s._active)
+    s = decide(s.replace(_drawctx=jnp.where(go, 0, s._drawctx)), go, E.PH_DRAW, s._active)
     return s, jnp.where(go, DECIDE, jnp.where(todo == TURN_DRAW, AFTER_TURN_DRAW, todo))
 
 
@@ -370,7 +350,7 @@ def after_turn_draw(r, s, todo):
     only_zeros = ~((s._loc == s._active) & (front != 0)).any()
     if r.oya:
         ask = s._knocker < 0
-        s = _decide(s, go & ~only_zeros & ask, E.PH_KNOCK, s._active)
+        s = decide(s, go & ~only_zeros & ask, E.PH_KNOCK, s._active)
         nxt = jnp.where(ask, DECIDE, END_TURN)
     else:
         nxt = jnp.where(s._triplet == 1, PENALTY_START, END_TURN)
@@ -383,7 +363,7 @@ def end_turn(r, s, todo):
     nxt = (s._active + 1) % r.n
     ends = (s._knocker >= 0) & (nxt == s._knocker)
     moves = go & ~ends
-    s = _decide(s.replace(_active=jnp.where(moves, nxt, s._active), _triplet=jnp.where(moves, 0, s._triplet)),
+    s = decide(s.replace(_active=jnp.where(moves, nxt, s._active), _triplet=jnp.where(moves, 0, s._triplet)),
                 moves, E.PH_ACT, nxt)
     return s, jnp.where(go, jnp.where(ends, END_ROUND, DECIDE), todo)
 
@@ -409,9 +389,7 @@ def step(r, s, a, key):
     for stage in stages:
         s, todo = stage(r, s, todo)
     s = end_round(r, s, todo == END_ROUND, deal_seed)
-    cut = ~s.terminated & (s._step_count >= r.max_steps)
-    s = s.replace(truncated=cut, _phase=jnp.where(cut, E.PH_OVER, s._phase),
-                  current_player=jnp.where(cut, -1, s.current_player))
+    s = truncated_at(s, ~s.terminated & (s._step_count >= r.max_steps), E.PH_OVER)
     return s.replace(legal_action_mask=legal_actions(r, s))
 
 
