@@ -184,9 +184,8 @@ def make_train(hp: Hyper, env):
             lambda g, k: jax.vmap(env_step, (None, 0, 0))(params, g, jax.random.split(k, hp.envs)),
             games, jax.random.split(k_roll, hp.steps))
         state, seat, _ = games
-        # The learner's view where the rollout stops (whoever is to move): `_observe(state, player)` is the
-        # per-player observation every Pgx env implements (Pgx's public observe(state, player) is deprecated).
-        own_obs = jax.vmap(env._observe)(state, seat)
+        # The learner's view where the rollout stops (whoever is to move).
+        own_obs = jax.vmap(env.observe_seat)(state, seat)
         last_value = jnp.where(state.terminated | state.truncated, 0.0, forward(params, own_obs)[1])
         adv = advantages(steps, last_value)
         batch = dict(steps, adv=adv, target=adv + steps["value"])

@@ -1,5 +1,6 @@
 """Shared pieces of the JAX engines' tests: one compilation cache per test session, and the decision-by-decision
-comparison of a vmapped JAX env with the numba engine (VectorGame) from the same deals."""
+comparison of a vmapped JAX env with the numba engine (VectorGame) from the same deals, every seat's observation
+included (a hidden card shown to a seat that has not seen it differs from the numba engine's view)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -15,15 +16,19 @@ def use_compilation_cache(path) -> None:
 
 class Pair:
     """A JAX env vmapped over `num_games` games beside a numba VectorGame of the same config, started from the
-    same deals (`options`: per-game arrays of the AEC env's reset options), stepped with the same actions."""
+    same deals (`options`: per-game arrays of the AEC env's reset options), stepped with the same actions. Each
+    jitted init and step also returns every seat's observation (`seats`: num_games, num_players, obs_dim)."""
 
     def __init__(self, env, game, options: dict, seed: int = 0, numba_options=None):
         self.env, self.game = env, game
         b = game.num_games
-        init = jax.jit(jax.vmap(lambda k, o: env.init(k, options=o)))
-        self.step_fn = jax.jit(jax.vmap(env.step))
-        self.state = init(jax.random.split(jax.random.PRNGKey(seed), b), {k: jnp.asarray(v) for k, v in
-                                                                          options.items()})
+
+        def with_seats(state):
+            return state, env.observe_seats(state)
+        init = jax.jit(jax.vmap(lambda k, o: with_seats(env.init(k, options=o))))
+        self.step_fn = jax.jit(jax.vmap(lambda s, a, k: with_seats(env.step(s, a, k))))
+        self.state, self.seats = init(jax.random.split(jax.random.PRNGKey(seed), b),
+                                      {k: jnp.asarray(v) for k, v in options.items()})
         for g in range(b):      # numba_options(g): game g's reset options where they are written otherwise
             game.reset(games=[g], **(numba_options(g) if numba_options else
                                      {k: np.asarray(v[g]).tolist() for k, v in options.items()}))
@@ -37,8 +42,8 @@ class Pair:
         deal, given to the numba engine's `redeal`)."""
         before = self.state
         self.key, sub = jax.random.split(self.key)
-        self.state = self.step_fn(before, jnp.asarray(np.maximum(actions, 0)),
-                                  jax.random.split(sub, self.game.num_games))
+        self.state, self.seats = self.step_fn(before, jnp.asarray(np.maximum(actions, 0)),
+                                              jax.random.split(sub, self.game.num_games))
         if sync is not None:
             sync(self, before)
         rewards = self.game.step(actions)
@@ -47,7 +52,8 @@ class Pair:
         return rewards
 
     def check(self, rewards, where: str) -> None:
-        """Player to move, legal mask, observation, rewards, termination and truncation equal in the live games."""
+        """Player to move, legal mask, the observation of the player to move and of every seat, rewards,
+        termination and truncation equal in the live games."""
         s, g, live = self.state, self.game, self.live
         assert_rows(np.asarray(s.rewards), rewards, live, f"rewards {where}")
         assert_rows(np.asarray(s.terminated), g.game_over, live, f"terminated {where}")
@@ -57,6 +63,10 @@ class Pair:
         assert_rows(np.asarray(s.current_player), g.current_player, live, f"player to move {where}")
         assert_rows(np.asarray(s.legal_action_mask), g.legal_action_mask, live, f"legal mask {where}")
         assert_rows(np.asarray(s.observation), g.observe(), live, f"observation {where}", g.observation_layout)
+        seats = np.asarray(self.seats)
+        for p in range(g.num_players):
+            assert_rows(seats[:, p], g.observe(players=p), live, f"seat {p}'s observation {where}",
+                        g.observation_layout)
 
     def play(self, sync=None, policy=None, after=None, max_decisions: int = 100_000) -> int:
         """Play until every game ended: random legal moves (the numba engine's sample_actions), or `policy(game)`'s

@@ -68,7 +68,16 @@ class GameEnv(pgx.core.Env):
         return self.functions.step(self.rules, state, action, key)
 
     def _observe(self, state, player_id):
-        return self.functions.observe(self.rules, state, player_id)
+        return self.observe_seat(state, player_id)
+
+    def observe_seat(self, state, seat):
+        """Seat `seat`'s observation (only what that seat has seen; seat 0's once over), jittable and vmappable:
+        Pgx's `observe(state, player_id)` is deprecated, and a learner or a test needs other seats' views."""
+        return self.functions.observe(self.rules, state, seat)
+
+    def observe_seats(self, state):
+        """(num_players, obs_dim): every seat's observation, row p seat p's."""
+        return jax.vmap(self.observe_seat, (None, 0))(state, jnp.arange(self.num_players))
 
     def step(self, state, action, key=None):
         if key is None and self._needs_key:
