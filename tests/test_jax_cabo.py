@@ -1,5 +1,5 @@
-"""Cabo in JAX (quando_env.jax) against the numba engine: from the same deals, decision by decision, the player to
-move, the legal mask, the observation, the rewards and the episode's end are equal, for every player count. Cabo
+"""Cabo in JAX (quando_env.jax) against the numba engine: from the same deals, decision by decision, the player to move,
+the legal mask, every seat's observation, the rewards and the episode's end are equal, for every player count. Cabo
 draws nothing at random inside a round (D14), so whole rounds are compared, restocks (R17) included."""
 import jax
 import numpy as np

@@ -1,6 +1,6 @@
 """Help! in JAX (quando_env.jax) against the numba engine: from the same deals, decision by decision, the seat to
-decide, the legal mask, the observation, the rewards and the episode's end are equal, for every player count and
-both reshuffles; a reshuffle the JAX engine draws (reshuffle="shuffle") is given to the numba engine
+decide, the legal mask, every seat's observation, the rewards and the episode's end are equal, for every player count
+and both reshuffles; a reshuffle the JAX engine draws (reshuffle="shuffle") is given to the numba engine
 (force_reshuffle), so rounds are compared through their reshuffles."""
 import jax
 import numpy as np

@@ -1,6 +1,6 @@
 """Quando in JAX (quando_env.jax) against the numba engine: from the same deals, decision by decision, the player to
-move, the legal mask, the observation, the rewards and the episode's end are equal, for every player count in both
-editions; an oya reshuffle the JAX engine draws is given to the numba engine (force_reshuffle), so rounds are
+move, the legal mask, every seat's observation, the rewards and the episode's end are equal, for every player count in
+both editions; an oya reshuffle the JAX engine draws is given to the numba engine (force_reshuffle), so rounds are
 compared through their reshuffles."""
 import jax
 import numpy as np
