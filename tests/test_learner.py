@@ -391,6 +391,31 @@ def test_a_run_writes_model_summary_curve_checkpoints_and_resumes(tmp_path):
     assert s2["wall_seconds"] > s["wall_seconds"]
 
 
+def test_seconds_hold_the_whole_run_its_last_evaluation_and_saving_included(tmp_path, monkeypatch, capsys):
+    """Training stops early enough that the last evaluation and saving end within --seconds: on a fake clock on
+    which every evaluation takes 30 s and every iteration 1 s, a 100 s run ends by 100 s, having trained, with
+    its last evaluation on its last weights."""
+    from quando_env.agents.learner.run import Run
+
+    now = [0.0]
+
+    def taking(seconds, method):
+        def slow(self, *args, **kwargs):
+            now[0] += seconds
+            return method(self, *args, **kwargs)
+        return slow
+
+    monkeypatch.setattr(Run, "clock", staticmethod(lambda: now[0]))
+    monkeypatch.setattr(Learner, "evaluate", taking(30.0, Learner.evaluate))
+    monkeypatch.setattr(Learner, "iteration", taking(1.0, Learner.iteration))
+    out = tmp_path / "run"
+    assert main(run_args(out, "--seconds", "100", "--eval-every", "1000000")) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert now[0] <= 100 and s["wall_seconds"] <= 100
+    assert s["decisions"] > 0 and s["evaluations"][-1]["decisions"] == s["decisions"]
+    assert "time limit near at" in capsys.readouterr().out
+
+
 def test_train_py_runs_the_learner_with_the_games_recipe(tmp_path):
     """`train.py --game G` is the learner's command line under its own name: the game's recipe, its summary."""
     root = Path(__file__).resolve().parents[1]
