@@ -26,7 +26,8 @@ EVAL_MARGIN = 1.5       # the last evaluation may take this many times the longe
 
 def read_summary(path: Path) -> dict:
     """The summary.json of a run, checked as far as resuming reads it (ValueError otherwise): times and numbers
-    finite and >= 0, win rates and their intervals in 0..1, decisions integers."""
+    finite and >= 0, win rates and their intervals in 0..1, decisions integers (an evaluation's "seconds", what
+    it took, is missing from runs saved before it was kept)."""
     s = read_json(path, "run summary", 32 << 20)        # (it grows with the evaluations: about 200 bytes each)
     evals = s.get("evaluations") if isinstance(s, dict) else None
 
@@ -35,7 +36,7 @@ def read_summary(path: Path) -> dict:
 
     def evaluation(e) -> bool:
         return isinstance(e, dict) and type(e.get("decisions")) is int and 0 <= e["decisions"] <= 2**53 \
-            and number(e.get("win_rate"), hi=1) and number(e.get("wall_seconds")) \
+            and number(e.get("win_rate"), hi=1) and number(e.get("wall_seconds")) and number(e.get("seconds", 0.0)) \
             and number(e.get("mean_round_points"), lo=-math.inf) and isinstance(e.get("ci"), list) \
             and len(e["ci"]) == 2 and all(number(x, hi=1) for x in e["ci"])
     if not (isinstance(evals, list) and all(number(s.get(k)) for k in ("wall_seconds", "cpu_seconds"))
@@ -108,7 +109,8 @@ class Run:
         self.t_start, self.cpu_start = started
         self.out = Path(args.out)
         self.end = None if args.seconds is None else self.t_start + args.seconds
-        self.took = {"iteration": 0.0, "evaluation": 0.0, "save": 0.0}     # the longest of each yet (seconds)
+        self.took = {"iteration": 0.0, "evaluation": max([e.get("seconds", 0.0) for e in prior["evaluations"]],
+                                                         default=0.0), "save": 0.0}   # the longest of each yet
         self.write = tqdm.write
         self.logf = open(self.out / "log.txt", "a")
         self.evaluations = list(prior["evaluations"])
@@ -165,7 +167,8 @@ class Run:
             line += "  best so far: best.npz"
         self.log(line)
         plot_curve(self.evaluations, out / "curve.png", learner.hp.game, learner.n)
-        self.took["evaluation"] = max(self.took["evaluation"], self.clock() - t)
+        e["seconds"] = self.clock() - t
+        self.took["evaluation"] = max(self.took["evaluation"], e["seconds"])
 
     def save(self) -> None:
         """The model and what resuming needs, and the summary."""
