@@ -391,6 +391,36 @@ def test_a_run_writes_model_summary_curve_checkpoints_and_resumes(tmp_path):
     assert s2["wall_seconds"] > s["wall_seconds"]
 
 
+def test_seconds_hold_the_whole_run_its_last_evaluation_and_saving_included(tmp_path, monkeypatch, capsys):
+    """Training stops early enough that the last evaluation and saving end within --seconds: on a fake clock on
+    which every evaluation takes 30 s and every iteration 1 s, a 100 s run ends by 100 s, having trained, with
+    its last evaluation on its last weights."""
+    from quando_env.agents.learner.run import Run
+
+    now = [0.0]
+
+    def taking(seconds, method):
+        def slow(self, *args, **kwargs):
+            now[0] += seconds
+            return method(self, *args, **kwargs)
+        return slow
+
+    monkeypatch.setattr(Run, "clock", staticmethod(lambda: now[0]))
+    monkeypatch.setattr(Learner, "evaluate", taking(30.0, Learner.evaluate))
+    monkeypatch.setattr(Learner, "iteration", taking(1.0, Learner.iteration))
+    out = tmp_path / "run"
+    assert main(run_args(out, "--seconds", "100", "--eval-every", "1000000")) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert now[0] <= 100 and s["wall_seconds"] <= 100
+    assert s["decisions"] > 0 and s["evaluations"][-1]["decisions"] == s["decisions"]
+    assert "time limit near at" in capsys.readouterr().out
+    now[0] = 0.0                                # resumed: its evaluations' durations come from the summary
+    assert main(["--out", str(out), "--resume", "--seconds", "100", "--no-progress"]) == 0
+    s2 = json.loads((out / "summary.json").read_text())
+    assert now[0] <= 100 and s2["decisions"] > s["decisions"]
+    assert s2["evaluations"][-1]["decisions"] == s2["decisions"]
+
+
 def test_train_py_runs_the_learner_with_the_games_recipe(tmp_path):
     """`train.py --game G` is the learner's command line under its own name: the game's recipe, its summary."""
     root = Path(__file__).resolve().parents[1]
@@ -623,6 +653,23 @@ def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, dama
     assert main(["--out", str(saved_run), "--resume", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "argument --resume: " in err and str(saved_run) in err and "Traceback" not in err, err
+
+
+def test_an_evaluations_duration_is_read_back_when_it_is_a_time(tmp_path):
+    """What an evaluation took ("seconds", which --seconds reserves for the last one of a resumed run) is checked as
+    the other times are; summaries saved before it was kept still read."""
+    from quando_env.agents.learner.run import read_summary
+
+    e = {"decisions": 0, "win_rate": 0.5, "ci": [0.4, 0.6], "wall_seconds": 1, "mean_round_points": 0.0}
+    path = tmp_path / "summary.json"
+    for seconds, ok in ((None, True), (2.5, True), (-1, False), ("2", False)):
+        path.write_text(json.dumps({"evaluations": [{**e, **({} if seconds is None else {"seconds": seconds})}],
+                                    "wall_seconds": 1, "cpu_seconds": 1}))
+        if ok:
+            assert read_summary(path)["evaluations"][0].get("seconds") == seconds
+        else:
+            with pytest.raises(ValueError, match="not the summary of a run"):
+                read_summary(path)
 
 
 def test_a_run_saved_before_overlap_existed_resumes_without_it_and_a_new_one_keeps_its_setting(saved_run):

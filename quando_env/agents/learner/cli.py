@@ -29,7 +29,10 @@ def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.Argume
                                 "are refused before anything is written.", allow_abbrev=False)
     p.add_argument("--game", default=None, choices=game_names(), help="the game (default quando)")
     p.add_argument("--seconds", type=argtypes.float_in(0.0, 10.0**9, above=True), default=None,
-                   help="stop after this many seconds (wall time)")
+                   help="wall time of the whole run, counted from the start of the command: training stops early "
+                   "enough that the last evaluation and saving end within it, as long as evaluations take what "
+                   "the run's evaluations so far took (a new run's first evaluation comes first; a --finish stage "
+                   "runs its own decisions after)")
     p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
                    help="stop at the first update with at least this many decisions of experience "
                    "(a new run given neither option: quando "
@@ -184,21 +187,22 @@ def main(argv=None, prog: str = "python -m quando_env.agents.learner") -> int:
     both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
     the command's name in its messages and log (train.py runs this with its own). With --finish, the finishing
     stage follows a run that ended well (a stopped one resumes first)."""
+    started = Run.clock(), time.process_time()          # --seconds counts from here
     args = parse_args(argv, prog)
     if not (args.finish and args.resume and (Path(args.out) / "finish" / "state.json").exists()):
-        status = train_stage(args, prog, argv)
+        status = train_stage(args, prog, argv, started)
         if status or not args.finish:
             return status
     stage = finish_args(args)
     settings = " ".join(f"{k}={shown(v)}" for k, v in FINISH[args.hyper.game][0].items())
     print(f"{prog}: the finishing stage of {args.hyper.game} ({settings}) "
           f"{'resumed' if stage.resume else 'from ' + stage.hyper.init} in {stage.out}")
-    return train_stage(stage, prog, argv)
+    return train_stage(stage, prog, argv, (Run.clock(), time.process_time()))
 
 
-def train_stage(args: argparse.Namespace, prog: str, argv) -> int:
-    """One run as parse_args describes it (main's exit statuses)."""
-    started = time.perf_counter(), time.process_time()
+def train_stage(args: argparse.Namespace, prog: str, argv, started: tuple) -> int:
+    """One run as parse_args describes it, begun at `started` (Run.clock(), time.process_time()): main's exit
+    statuses."""
     opened = open_run(args, prog)
     if isinstance(opened, int):
         return opened

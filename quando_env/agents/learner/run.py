@@ -20,10 +20,14 @@ from ..learned import replace_file, save_model
 from ..stops import Stopped, lock_folder
 from .loop import Diverged, Learner
 
+SAVE_SECONDS = 3.0      # what ending a run takes beyond its longest save (the summary, the logs closed), at most
+EVAL_MARGIN = 1.5       # the last evaluation may take this many times the longest one yet
+
 
 def read_summary(path: Path) -> dict:
     """The summary.json of a run, checked as far as resuming reads it (ValueError otherwise): times and numbers
-    finite and >= 0, win rates and their intervals in 0..1, decisions integers."""
+    finite and >= 0, win rates and their intervals in 0..1, decisions integers (an evaluation's "seconds", what
+    it took, is missing from runs saved before it was kept)."""
     s = read_json(path, "run summary", 32 << 20)        # (it grows with the evaluations: about 200 bytes each)
     evals = s.get("evaluations") if isinstance(s, dict) else None
 
@@ -32,7 +36,7 @@ def read_summary(path: Path) -> dict:
 
     def evaluation(e) -> bool:
         return isinstance(e, dict) and type(e.get("decisions")) is int and 0 <= e["decisions"] <= 2**53 \
-            and number(e.get("win_rate"), hi=1) and number(e.get("wall_seconds")) \
+            and number(e.get("win_rate"), hi=1) and number(e.get("wall_seconds")) and number(e.get("seconds", 0.0)) \
             and number(e.get("mean_round_points"), lo=-math.inf) and isinstance(e.get("ci"), list) \
             and len(e["ci"]) == 2 and all(number(x, hi=1) for x in e["ci"])
     if not (isinstance(evals, list) and all(number(s.get(k)) for k in ("wall_seconds", "cpu_seconds"))
@@ -95,6 +99,8 @@ class Run:
     """What a run writes while it trains: its log (out/log.txt), TensorBoard scalars (out/tb), the progress
     bar, the evaluations (best.npz, curve.png), checkpoints, the saved state and summary.json."""
 
+    clock = staticmethod(time.perf_counter)     # the run's time in seconds (--seconds counts on it)
+
     def __init__(self, args, prog: str, argv, learner: Learner, prior: dict, started: tuple):
         from torch.utils.tensorboard import SummaryWriter
         from tqdm.auto import tqdm
@@ -102,6 +108,9 @@ class Run:
         self.args, self.prog, self.learner, self.prior = args, prog, learner, prior
         self.t_start, self.cpu_start = started
         self.out = Path(args.out)
+        self.end = None if args.seconds is None else self.t_start + args.seconds
+        self.took = {"iteration": 0.0, "evaluation": max([e.get("seconds", 0.0) for e in prior["evaluations"]],
+                                                         default=0.0), "save": 0.0}   # the longest of each yet
         self.write = tqdm.write
         self.logf = open(self.out / "log.txt", "a")
         self.evaluations = list(prior["evaluations"])
@@ -122,7 +131,7 @@ class Run:
 
     def wall(self) -> float:
         """Wall seconds of the run, its earlier sessions included."""
-        return self.prior["wall_seconds"] + time.perf_counter() - self.t_start
+        return self.prior["wall_seconds"] + self.clock() - self.t_start
 
     def summary(self) -> dict:
         """Write out/summary.json (settings, counters, speed, evaluations) and return it."""
@@ -141,7 +150,7 @@ class Run:
     def evaluate(self) -> None:
         """Evaluate the policy against the heuristic: logged, plotted, and saved as best.npz when the best yet."""
         learner, c, out = self.learner, self.learner.counters, self.out
-        t = time.perf_counter()
+        t = self.clock()
         e = {**learner.evaluate(), "wall_seconds": self.wall()}
         self.evaluations.append(e)
         for k in ("win_rate", "mean_round_points"):
@@ -151,18 +160,22 @@ class Run:
         best = max(x["win_rate"] for x in self.evaluations)
         line = (f"[eval] {c['decisions']:>11,} decisions  win rate vs {learner.n - 1} heuristic {e['win_rate']:.3f} "
                 f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]  pts/round {e['mean_round_points']:.2f}  "
-                f"({time.perf_counter() - t:.0f}s)")
+                f"({self.clock() - t:.0f}s)")
         self.bar.set_postfix(eval=f"{e['win_rate']:.3f}", refresh=False)
         if e["win_rate"] >= best:
             save_model(out / "best.npz", learner.header(), learner.weights())
             line += "  best so far: best.npz"
         self.log(line)
         plot_curve(self.evaluations, out / "curve.png", learner.hp.game, learner.n)
+        e["seconds"] = self.clock() - t
+        self.took["evaluation"] = max(self.took["evaluation"], e["seconds"])
 
     def save(self) -> None:
         """The model and what resuming needs, and the summary."""
+        t = self.clock()
         self.learner.save_state(self.out)
         self.summary()
+        self.took["save"] = max(self.took["save"], self.clock() - t)
 
     def checkpoint(self) -> None:
         """out/checkpoints/model_DECISIONS.npz, and the state saved."""
@@ -175,7 +188,9 @@ class Run:
     def iteration(self) -> None:
         """One iteration of the learner, logged; evaluations and checkpoints when their turn has come."""
         learner, c, args = self.learner, self.learner.counters, self.args
+        t = self.clock()
         logs = learner.iteration()
+        self.took["iteration"] = max(self.took["iteration"], self.clock() - t)
         for k, v in logs.items():
             self.writer.add_scalar(k, v, c["decisions"])
         self.bar.set_description(phase(learner), refresh=False)
@@ -188,10 +203,19 @@ class Run:
             self.checkpoint()
 
     def going(self) -> bool:
-        """Whether the run goes on: neither --timesteps nor --seconds reached."""
-        goal, seconds = self.args.timesteps, self.args.seconds
-        return (goal is None or self.learner.counters["decisions"] < goal) and (
-            seconds is None or time.perf_counter() - self.t_start < seconds)
+        """Whether the run goes on: --timesteps not reached, and time left in --seconds for another iteration, the
+        rollout it leaves being collected (with overlap), the last evaluation (EVAL_MARGIN times the longest yet)
+        and saving (the longest yet, and SAVE_SECONDS)."""
+        c, goal = self.learner.counters, self.args.timesteps
+        if goal is not None and c["decisions"] >= goal:
+            return False
+        t = self.took
+        ending = (1 + self.learner.hp.overlap) * t["iteration"] + EVAL_MARGIN * t["evaluation"] + t["save"]
+        if self.end is None or self.clock() + ending + SAVE_SECONDS <= self.end:
+            return True
+        self.log(f"time limit near at {c['decisions']:,} decisions: stopping (the last evaluation and saving fit in "
+                 "--seconds)")
+        return False
 
     def train(self) -> None:
         """Evaluate first (a new run), iterate while `going`, evaluate the last policy, save."""
