@@ -13,7 +13,7 @@ from dataclasses import dataclass as static_dataclass
 import jax
 import jax.numpy as jnp
 import pgx.core
-from pgx._src.struct import dataclass
+from pgx.core import dataclass
 
 from ..cabo import engine as E
 from ..cabo.cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, NUM_ACTIONS,

@@ -12,7 +12,7 @@ from dataclasses import dataclass as static_dataclass
 import jax
 import jax.numpy as jnp
 import pgx.core
-from pgx._src.struct import dataclass
+from pgx.core import dataclass
 
 from ..help import engine as E
 from ..help.cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, NO, NUM_ACTIONS, NUM_CARDS,

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pgx.core
-from pgx._src.struct import dataclass
+from pgx.core import dataclass
 
 from ..quando import engine as E
 from ..quando.cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_SET, NUM_ACTIONS, NUM_CARDS,
