@@ -200,15 +200,40 @@ def sentence(text: str) -> str:
     return "Y" + text[1:] if text.startswith("you") else text
 
 
-class Narrator:
-    """The base of each game's narrator for terminal play (see `Game.narrator`): it holds the line of the
-    turn being told (`pending`, completed by later decisions of the same turn) until `flush`."""
+def who(p: int, seat: int | None) -> str:
+    """Seat p named to the person at `seat` (None: a spectator, who is no seat)."""
+    return "you" if p == seat else f"player_{p}"
 
-    def __init__(self, game, labels):
+
+def verb(p: int, seat: int | None, word: str) -> str:
+    """`word` for seat p told to the person at `seat`: 'take' for you, 'takes' for the others."""
+    return word if p == seat else word + ("es" if word.endswith(("s", "sh", "ch")) else "s")
+
+
+class Narrator:
+    """The base of each game's narrator (see `Game.narrator`): it tells the game to the person at `seat`
+    (None: a spectator) from what that viewer may know, and holds the line of the turn being told (`pending`,
+    completed by later decisions of the same turn) until `flush`. `terminal`: with the terminal's help hints
+    and round tables (the browser shows its own)."""
+
+    def __init__(self, game, labels, seat: int | None = 0, terminal: bool = True):
         self.game = game
         self.result = "highest total" if game.higher_total_wins else "lowest total"   # for the game-over line
         self.labels = labels
+        self.seat, self.terminal = seat, terminal
         self.pending = None     # (seat, text)
+
+    def who(self, p: int) -> str:
+        return who(p, self.seat)
+
+    def verb(self, p: int, word: str) -> str:
+        return verb(p, self.seat, word)
+
+    def knows(self, s, c: int, bit: int = 1) -> bool:
+        """Whether the viewer has seen `bit` of card c's seen bits in state record s (a spectator: every seat
+        has)."""
+        seen = s["seen"][: self.game.num_players, c] if self.seat is None else s["seen"][self.seat, c:c + 1]
+        return bool(((seen & bit) != 0).all())
 
     def flush(self) -> list[str]:
         """The line of the turn being told, if any ("you ..." starts with a capital)."""
@@ -447,8 +472,10 @@ class Game:
         view), or None where no view shows it or its place would tell something unseen (a shuffled pile)."""
         return None if self.card_views is None else self.card_views.card_place(self, self.game_index(g), handle)
 
-    def narrator(self, labels: list):
-        """The terminal front end's story teller for seat 0 of game 0 (see quando_env.cli.play)."""
+    def narrator(self, labels: list, seat: int | None = 0, terminal: bool = True):
+        """The story teller of game 0 for the person at `seat` (None: a spectator), told only what that viewer
+        may know: the terminal's (quando_env.cli.play) for seat 0, the browser's for every seat (terminal=False:
+        no help hints or text tables)."""
         raise NotImplementedError(f"{self.name} has no narrator for terminal play")
 
     def round_setup(self, g: int) -> dict:

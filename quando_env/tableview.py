@@ -83,18 +83,32 @@ def title_of(text: str, viewer: int | None) -> str:
     return text + (f", view of player_{viewer}" if viewer is not None else ", omniscient view")
 
 
-def status_text(s, n: int, over_phase: int, phases: dict) -> str:
-    """Who decides what in a state record (its `phase` named by `phases`), or the episode's end."""
+def status_text(game, g: int, over_phase: int, phases: dict) -> str:
+    """Who decides what in game g (its `phase` named by `phases`), or how its episode ended."""
+    s = game.states[g]
     if s["phase"] == over_phase:
-        return f"episode over; last round's points {[int(x) for x in s['points'][:n]]}"
+        return over_text(game, g)
     return f"player_{int(s['cur'])} to decide: {phases[int(s['phase'])]}"
+
+
+def over_text(game, g: int, viewer: int | None = None) -> str:
+    """How game g's episode ended, in people's words, told to `viewer` (a seat: "you"): "Game over: player_2
+    wins", a tie named, or the step limit. The game says who wins (Help!'s highest total, Quando's and Cabo's
+    lowest)."""
+    if game.truncated[g]:
+        return f"Game stopped at the step limit ({game.config.max_steps} decisions): no winner"
+    won = [int(p) for p in np.flatnonzero(game.winners([g])[0])]
+    names = ["you" if p == viewer else f"player_{p}" for p in won]
+    if len(won) > 1:
+        return f"Game over: {', '.join(names[:-1])} and {names[-1]} tie for the win"
+    return f"Game over: {names[0]} win{'' if won[0] == viewer else 's'}"
 
 
 def status_lines(game, g: int, seat: int | None, over_phase: int, phases: dict) -> list[str]:
     """A text view's closing lines: who decides what (or the episode's end), then the legal moves by name when
     `seat` is the one deciding or sees everything."""
     s = game.states[g]
-    lines = ["  " + status_text(s, game.num_players, over_phase, phases)]
+    lines = ["  " + status_text(game, g, over_phase, phases)]
     if s["phase"] != over_phase and (seat is None or seat == int(s["cur"])):
         legal = np.flatnonzero(game.legal_action_mask[g])
         lines.append("  legal: " + ", ".join(f"{a} {game.move_name(g, a)}" for a in legal))

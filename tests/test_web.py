@@ -13,14 +13,14 @@ from quando_env.cli import main, parse_args
 from quando_env.registry import game_module
 from quando_env.web import session as session_module
 from quando_env.web.replay_page import html_page, replay_data
-from quando_env.web.session import Session, hint, round_end, round_end_view
+from quando_env.web.session import Session, hint
 from quando_env.svg import svg
 from quando_env.tableview import common_view
 from web_helpers import PLAYERS, request, served, token_of
 
 GAMES = sorted(PLAYERS)
 DATA = Path(__file__).parent / "data"
-KEYS = {"title", "seat", "game", "turn", "events", "next", "moves", "over", "result", "pace"}
+KEYS = {"title", "seat", "game", "turn", "events", "skipped", "next", "moves", "over", "result", "pace"}
 SEED = 7_406_113_029    # a seed no picture or line holds by chance: nothing before a game's end may contain it
 
 
@@ -69,70 +69,86 @@ def last_turns_marked(table, steps, viewer) -> list:
     return sorted((at, seat) for at, seat in found.items())
 
 
-def what_the_viewer_may_know(session, viewer) -> tuple[set, set, dict]:
-    """(pictures with their marks, texts, legal moves) `viewer` (a person's seat, None: a spectator) may be
-    shown in the game just played, found by replaying its record: the viewer's view at every position with the
-    cards the other seats' last turns moved, the narration (the game's narrator at seat 0; elsewhere own moves,
-    who decided, step notes and round results), the seat's legal moves when deciding with their cards."""
-    record = session.env.game_record()
-    labels = [("you" if p == 0 else session.kind[p]) for p in range(session.game.num_players)]
-    narrated = viewer == 0 and session.narrator is not None
-    pictures, texts, moves = set(), {session.result[viewer]}, {}
-    narrator, before, steps = None, None, []
+def table_left(g, before, a):
+    """The table action `a` left in state `before` of g, before the next round's deal: the step played again
+    with the round as the episode."""
+    table = type(g)(1, seed=0, autoreset=False, **{**g.config.to_dict(), "episode": "round"})
+    table.load_states(before)
+    table.step(np.array([a]), checked=True)
+    return table
+
+
+def what_the_viewer_may_know(session, viewer) -> tuple[set, set, dict, set]:
+    """(pictures with their marks, texts, legal moves, round tables) `viewer` (a person's seat, None: a
+    spectator) may be shown in the game just played, found by replaying its record: the viewer's view at every
+    position with the cards the other seats' last turns moved, and at every round's end; the narration (the
+    game's narrator at the viewer's seat, told what was played up to each person's decision); the seat's legal
+    moves when deciding with their cards; each round's points and totals."""
+    record = session.record()
+    n = session.game.num_players
+    labels = [session.kind[p] for p in range(n)]
+    pictures, texts, moves, tables = set(), {session.result[viewer]}, {}, set()
+    narrator, before, steps, rounds = None, None, [], 0
 
     def position(k, g):
         nonlocal narrator, before
-        if narrator is None and narrated:
-            narrator = g.narrator(labels)
+        if narrator is None:
+            narrator = g.narrator(labels, seat=viewer, terminal=False)
             texts.update(narrator.intro())
         before = g.states.copy()
         pictures.add((svg(view_of(g, viewer)), json.dumps(last_turns_marked(g, steps, viewer))))
+        if k < len(record["actions"]) and int(g.current_player[0]) in session.seats:     # the table waits
+            texts.update(narrator.flush())
         if k < len(record["actions"]) and int(g.current_player[0]) == viewer:
             legal = [int(a) for a in np.flatnonzero(g.legal_action_mask[0])]
-            hints = (hint(session.hinters[viewer], {"observation": g.observe()[0], "action_mask":
-                                                    g.legal_action_mask[0]}) if session.hinters else {})
+            hints = (hint(session.hinters[viewer], g.observe()[0], g.legal_action_mask[0]) if session.hinters
+                     else {})
             for a in legal:
-                name, detail = narrator.move(a)[:2] if narrated else (g.move_name(0, a), "")
+                name, detail = narrator.move(a)[:2]
                 moves.setdefault(a, set()).add((name, detail, hints.get(a), g.move_cards(0, a)))
-            texts.update(narrator.flush() if narrated else [f"You: {g.move_name(0, record['actions'][k])}."])
 
     def each(k, p, a, g):
+        nonlocal rounds
         ended = g.round_over[0] and not (g.game_over[0] or g.truncated[0])
-        table = round_end(g, before, a) if ended else g
+        table = table_left(g, before, a) if ended else g
         handles = table.moved_cards(0, before[0], a)
         steps.extend([(p, handles)] if handles else [])
-        if ended:       # the view is checked by the test of reveals below
-            pictures.add((svg(round_end_view(g, before, a, viewer)), json.dumps(last_turns_marked(table, steps,
-                                                                                                  viewer))))
+        told = narrator.told(before, a)
+        texts.update(told)
+        if g.round_over[0]:
+            rounds += 1
+            pictures.add((svg(view_of(table, viewer)), json.dumps(last_turns_marked(table, steps, viewer))))
             steps.clear()
-        if narrated:
-            texts.update(narrator.told(before, a))
-        else:
-            texts.update([f"player_{p} decided.", *g.step_notes(0, before[0]),
-                          f"Round over: points {g.round_points[0].tolist()}, totals {g.totals[0].tolist()}."])
+            texts.update(narrator.flush())
+            tables.add(json.dumps({"caption": f"Round {rounds}", "head": ["", "points", "total"], "rows": [
+                ["you" if q == viewer else f"player_{q}", int(g.round_points[0][q]), int(g.totals[0][q])]
+                for q in range(n)]}))
     rec.verify(record, each, position)
-    texts.update(narrator.flush() if narrated else [])
-    return pictures, texts, moves
+    texts.update(narrator.flush())
+    return pictures, texts, moves, tables
 
 
 def check_told(answers, session, viewer="seat") -> None:
     """Every field of every answer is one `viewer` may be shown, and nothing before the game's end holds its
     seed (AssertionError naming the first that is not)."""
     viewer = session.seat if viewer == "seat" else viewer
-    pictures, texts, moves = what_the_viewer_may_know(session, viewer)
+    pictures, texts, moves, tables = what_the_viewer_may_know(session, viewer)
     for state in answers:
         assert set(state) == KEYS
         assert state["seat"] == viewer and isinstance(state["over"], bool)
-        assert state["title"] in (session.narrator.title() if session.narrator else session.name,)
+        assert state["title"] == session.game.narrator([], 0).title()
         if not state["over"]:
             assert str(session.seed) not in json.dumps(state), "the seed before the game's end"
         for event in state["events"]:
-            assert set(event) == {"svg", "lines", "reveal", "marks"}
+            assert set(event) - {"points"} == {"svg", "lines", "reveal", "marks"}
             marked = json.dumps(sorted((m["at"], m["seat"]) for m in event["marks"]))
-            assert (event["svg"], marked) in pictures, "a picture or marks the viewer never saw"
+            assert event["svg"] is None and not event["marks"] or (event["svg"], marked) in pictures, \
+                "a picture or marks the viewer never saw"
+            assert "points" not in event or json.dumps(event["points"]) in tables, event["points"]
             for line in event["lines"]:
                 assert line in texts or re.fullmatch(r".*, \d players\. (You are player_\d; the others|You watch): .*",
-                                                     line) or line == "A new round is dealt.", line
+                                                     line) or re.fullmatch(
+                    r"A new round is dealt\.|Round \d+ is over: the cards are shown\.", line), line
         for move in state["moves"]:
             assert set(move) == {"action", "name", "detail", "cards"} | ({"p"} if session.hinters else set())
             assert (move["name"], move["detail"], move.get("p"), tuple(move["cards"])) in moves.get(move["action"],
@@ -168,8 +184,8 @@ def test_the_hints_are_a_learned_agents_probabilities_from_the_seats_own_observa
     if leak:        # the hints of the next seat's observation
         told, publish, tables = session_module.hint, Session._publish, []
         monkeypatch.setattr(Session, "_publish", lambda self: (tables.append(self), publish(self)))
-        monkeypatch.setattr(session_module, "hint", lambda agent, obs: told(agent, {**obs, "observation": tables[
-            -1].env.observe(f"player_{(int(tables[-1].game.current_player[0]) + 1) % 4}")["observation"]}))
+        monkeypatch.setattr(session_module, "hint", lambda agent, observation, mask: told(agent, tables[
+            -1].game.observe(players=[(int(tables[-1].game.current_player[0]) + 1) % 4])[0], mask))
     with served("cabo", seat=0, seed=SEED, players=4, hints="learned") as server:
         session = server.session
         answers = play_over_http(server, seed=2)
@@ -191,7 +207,7 @@ def test_a_whole_game_of_rounds_with_reveals_between_them_holds_only_what_the_se
         check_told(answers[None], server.session, None)
         rounds = int(server.session.game.states[0]["round"])
     reveals = [e for state in answers[seat] for e in state["events"] if e["reveal"]]
-    assert rounds >= 2 and len(reveals) == rounds - 1
+    assert rounds >= 2 and len(reveals) == rounds
 
 
 def plant(monkeypatch, leak: str) -> None:
@@ -226,25 +242,50 @@ def test_a_planted_leak_fails_the_check(monkeypatch, leak):
             check_told(answers[viewer], server.session, viewer)
 
 
-def test_a_round_end_shows_what_the_rules_reveal():
-    """The reveal between rounds is the seat's view of the round's last state: the view a game played as one
-    round shows at its end, for the same deal and moves."""
-    whole, one = (game_module("cabo").raw_env(num_players=2, episode=e) for e in ("game", "round"))
-    for env in (whole, one):
-        env.reset(seed=5)
-    rng = np.random.default_rng(0)
-    while True:
-        a = int(rng.choice(np.flatnonzero(whole.game.legal_action_mask[0])))
-        before = whole.game.states.copy()
-        whole.step(a)
-        one.step(a)
-        if whole.game.round_over[0]:
-            break
-    assert not whole.game.game_over[0] and one.game.game_over[0]
-    for seat in (0, 1):
-        shown = round_end_view(whole.game, before, a, seat)
-        assert shown == one.game.table_view(0, seat)
-        assert all(card is None or None not in card.faces for zone in shown.seats for card in zone.cards)  # R22
+@pytest.mark.parametrize("game", GAMES)
+def test_every_round_is_revealed_as_it_ends_the_last_one_included(game):
+    """Every seat and the spectator are shown, as each round ends, their view of the table the round left
+    (the view a game played as that one round shows at its end), with the round's points as a table; the
+    last round too, then the game's result in words. The header names the round played, not the next."""
+    n = PLAYERS[game]
+    session = Session(game, {"num_players": n, "episode": "game"}, [], range(n), seed=5, pace=0)
+    session.new_game()
+    one = game_module(game).VectorGame(1, seed=0, autoreset=False, num_players=n, episode="round")
+    one.load_states(session.game.states)       # the round being played, as a game of one round
+    rng, rounds = np.random.default_rng(0), 0
+    while not session.over():
+        seen = {v: len(session.events[v]) for v in session.viewers}
+        a = int(rng.choice(np.flatnonzero(session.game.legal_action_mask[0])))
+        one.step(np.array([a]), checked=True)
+        session.move(a, int(session.game.current_player[0]))
+        if one.game_over[0]:
+            rounds += 1
+            for v in session.viewers:
+                reveal, = [e for e in session.events[v][seen[v]:] if e["reveal"]]
+                assert reveal["svg"] == svg(view_of(one, v)) and reveal["points"]["caption"] == f"Round {rounds}"
+                assert f"round {rounds}," in reveal["svg"] and f"round {rounds + 1}," not in reveal["svg"]
+            if not session.over():
+                one.load_states(session.game.states)
+    assert rounds == int(session.game.states[0]["round"]) >= 1
+    for v in session.viewers:
+        reveals = [e for e in session.events[v] if e["reveal"]]
+        assert len(reveals) == rounds and session.events[v][-1]["lines"][-1] == session.result[v]
+        assert session.result[v].startswith("Game over: ") and "points [" not in session.events[v][-1]["svg"]
+
+
+def test_the_result_is_told_in_words_as_the_game_says_who_wins():
+    """Help!'s highest total wins, Quando's and Cabo's lowest; a tie names every winner."""
+    from quando_env.tableview import over_text
+
+    for game, higher in (("help", True), ("quando", False), ("cabo", False)):
+        g = game_module(game).VectorGame(1, seed=0, autoreset=False, num_players=3 if game != "cabo" else 2)
+        assert g.higher_total_wins is higher
+        g.states["total"][0, :g.num_players] = 10 * np.arange(1, g.num_players + 1)
+        winner = g.num_players - 1 if higher else 0
+        assert over_text(g, 0) == f"Game over: player_{winner} wins"
+        assert over_text(g, 0, viewer=winner) == "Game over: you win"
+        g.states["total"][0, :g.num_players] = 7
+        assert over_text(g, 0).endswith("tie for the win") and "player_0" in over_text(g, 0)
 
 
 # ---------------------------------------------------------------- safety

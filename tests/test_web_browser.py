@@ -112,7 +112,7 @@ def test_a_whole_game_is_played_by_clicks(browser, game, tmp_path):
             clicks += 1
             WebDriverWait(browser, 30).until(staleness_of(button))   # the answer redraws the moves
         over = browser.find_element("css selector", "[data-game-over]")
-        mine = [a for p, a in zip(played_by(server.session), server.session.env.game_record()["actions"]) if p == 0]
+        mine = [a for p, a in zip(played_by(server.session), server.session.record()["actions"]) if p == 0]
         passed = [a for a in mine if game == "cabo" and server.session.game.action_name(a) == "pass"]
         assert "Game over" in over.text and server.session.over() and clicks + len(passed) == len(mine)
         assert passed or game != "cabo"
@@ -225,7 +225,7 @@ def test_two_people_play_one_game_together_each_in_their_own_page(browser):
             assert "Game over" in over.text and f"seed was {server.session.seed}" in over.text
             title = browser.find_element("css selector", "#table svg title").get_attribute("textContent")
             assert title.endswith(f"view of player_{seat}")
-        assert clicks[0] and clicks[1] and sum(clicks.values()) == len(server.session.env.game_record()["actions"])
+        assert clicks[0] and clicks[1] and sum(clicks.values()) == len(server.session.record()["actions"])
         urls = requests_made(browser)
         assert all(u.startswith((f"http://127.0.0.1:{server.port}/", "data:")) for u in urls)
         browser.close()
@@ -237,7 +237,7 @@ def played_by(session) -> list[int]:
     """The seat that took each action of the session's game (replaying its record)."""
     from quando_env import record as rec
 
-    return [seat for _, seat, _, _ in rec.replay(session.env.game_record())]
+    return [seat for _, seat, _, _ in rec.replay(session.record())]
 
 
 def test_a_replay_page_steps_through_and_back_from_any_seat(browser, tmp_path):

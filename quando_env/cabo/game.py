@@ -72,10 +72,10 @@ class VectorGame(Game):
     def table_view(self, g=0, seat=None):
         return table_view(self, *self.view_args(g, seat))
 
-    def narrator(self, labels):
+    def narrator(self, labels, seat=0, terminal=True):
         from .play_text import Narrator
 
-        return Narrator(self, labels)
+        return Narrator(self, labels, seat, terminal)
 
     # ------------------------------------------------------------------ records
     def round_setup(self, g):

@@ -29,13 +29,9 @@ def _who(p: int) -> str:
     return "you" if p == HUMAN else f"player_{p}"
 
 
-def _s(p: int, verb: str) -> str:
-    return verb if p == HUMAN else verb + ("es" if verb.endswith(("s", "sh", "ch")) else "s")
-
-
-def _card(s, c) -> str:
-    """Card c as seat 0 knows it in state s."""
-    return card_name(c) if s["seen"][HUMAN, c] else "a card"
+def _card(s, c, seat=HUMAN) -> str:
+    """Card c as `seat` knows it in state s."""
+    return card_name(c) if s["seen"][seat, c] else "a card"
 
 
 def _hint(game) -> str:
@@ -128,8 +124,9 @@ class Narrator(BaseNarrator):
         c = self.game.config
         return [f"Lowest hand total wins a round; the game ends after a round in which a total exceeds {c.target}, "
                 "and the lowest total wins.",
-                f"You looked at your slots 0..{c.peek - 1} at the deal. Type 'help' for help." if c.peek else
-                "Type 'help' for help."]
+                *([f"You looked at your slots 0..{c.peek - 1} at the deal." if self.seat is not None else
+                   f"Each player looked at their slots 0..{c.peek - 1} at the deal."] if c.peek else []),
+                *(["Type 'help' for help."] if self.terminal else [])]
 
     def view(self) -> tuple[bool, str]:
         s = self.game.states[0]
@@ -149,10 +146,10 @@ class Narrator(BaseNarrator):
         elif a == TAKE_DISCARD:
             detail, aliases = card_name(int(s["disc"][s["ndisc"] - 1])), aliases + ["discard"]
         elif PLACE <= a < DISCARD_DRAWN:
-            c = int(s["slot"][HUMAN, a - PLACE])
-            detail, aliases = f"gives away {_card(s, c)}", aliases + [f"slot {a - PLACE}"]
+            c = int(s["slot"][self.seat, a - PLACE])
+            detail, aliases = f"gives away {_card(s, c, self.seat)}", aliases + [f"slot {a - PLACE}"]
         elif SNAP <= a < PASS:
-            detail = _card(s, int(s["slot"][HUMAN, a - SNAP]))
+            detail = _card(s, int(s["slot"][self.seat, a - SNAP]), self.seat)
         elif a == NO_KNOCK:
             aliases.append("no")
         return name, detail, aliases
@@ -163,48 +160,48 @@ class Narrator(BaseNarrator):
         after = _round_end_state(before, a, game.config) if ended else game.states[0]
         b = before[0]
         p, ph = int(b["cur"]), int(b["phase"])
+        who, s, me = self.who, self.verb, self.seat
         out = []
         if ph == E.PH_DRAW:
             if a == DRAW_STOCK:
                 c = int(after["drawn"]) if after["drawn"] >= 0 else int(b["stock"][b["nstock"] - 1]) \
                     if b["nstock"] else -1
-                what = _card(after, c) if c >= 0 else "a card"
                 special = int(after["phase"]) in (E.PH_JACK, E.PH_QUEEN)
-                self.pending = (p, f"{_who(p)} {_s(p, 'draw')} {what if (p == HUMAN or special) else 'a card'}"
-                                   " from the stock")
+                what = card_name(c) if c >= 0 and (special or p == me) and self.knows(after, c) else "a card"
+                self.pending = (p, f"{who(p)} {s(p, 'draw')} {what} from the stock")
             else:
-                self.pending = (p, f"{_who(p)} {_s(p, 'take')} the {card_name(int(b['disc'][b['ndisc'] - 1]))}"
+                self.pending = (p, f"{who(p)} {s(p, 'take')} the {card_name(int(b['disc'][b['ndisc'] - 1]))}"
                                    " from the discard pile")
         elif ph == E.PH_JACK:
             r, i, j = decode_jack(a)
             t = (p + r) % game.num_players
-            self._add(p, f", and with the Jack {_s(p, 'exchange')} slot {i} with {_who(t)}'s slot {j}")
+            self._add(p, f", and with the Jack {s(p, 'exchange')} slot {i} with {who(t)}'s slot {j}")
         elif ph == E.PH_QUEEN:
             c = int(b["slot"][p, a - 11])
-            self._add(p, f", and with the Queen {_s(p, 'look')} at slot {a - 11}"
-                         + (f" ({card_name(c)})" if p == HUMAN else ""))
+            self._add(p, f", and with the Queen {s(p, 'look')} at slot {a - 11}"
+                         + (f" ({card_name(c)})" if p == me else ""))
         elif ph == E.PH_PLACE:
             if a == DISCARD_DRAWN:
-                self._add(p, f", then {_s(p, 'discard')} it ({card_name(int(b['drawn']))})")
+                self._add(p, f", then {s(p, 'discard')} it ({card_name(int(b['drawn']))})")
             else:
-                self._add(p, f", {_s(p, 'put')} it into slot {a - PLACE} and {_s(p, 'discard')} the "
+                self._add(p, f", {s(p, 'put')} it into slot {a - PLACE} and {s(p, 'discard')} the "
                              f"{card_name(int(b['slot'][p, a - PLACE]))}")
             out += self.flush()
         elif ph == E.PH_SNAP and a != PASS:
             out += self.flush()
             c = int(b["slot"][p, a - SNAP])
             if rank(c) == rank(int(b["disc"][b["ndisc"] - 1])):
-                line = f"{_who(p)} {_s(p, 'snap')} the {card_name(c)} from slot {a - SNAP}"
+                line = f"{who(p)} {s(p, 'snap')} the {card_name(c)} from slot {a - SNAP}"
                 if b["nhand"][p] == 1:
-                    line += f": {'you are' if p == HUMAN else 'is'} out"
+                    line += f": {'you are' if p == me else 'is'} out"
             else:
-                line = f"{_who(p)} {_s(p, 'snap')} the {card_name(c)} from slot {a - SNAP}: wrong, it goes back " \
+                line = f"{who(p)} {s(p, 'snap')} the {card_name(c)} from slot {a - SNAP}: wrong, it goes back " \
                        "and a penalty card is added"
             out.append(line + ".")
         elif ph == E.PH_KNOCK and a == KNOCK:
-            out += self.flush() + [f"{sentence(_who(p))} {_s(p, 'knock')}: everyone else has one more turn."]
+            out += self.flush() + [f"{sentence(who(p))} {s(p, 'knock')}: everyone else has one more turn."]
         if ended:
-            out += self.flush() + ["", round_summary(b, after, game.num_players)]
+            out += self.flush() + (["", round_summary(b, after, game.num_players)] if self.terminal else [])
         return out
 
     def _add(self, p, text):

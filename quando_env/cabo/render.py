@@ -99,7 +99,7 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = PILE
     table = ((Zone(_drawn_label(s), (card(int(s["drawn"])),)),) if s["drawn"] >= 0 else ()) + \
         (pile_zone("discard pile", s["disc"][:int(s["ndisc"])], card, pile_cards),
          pile_zone("stock", s["stock"][:int(s["nstock"])], card, pile_cards))
-    return TableView(title_of(_title(s), seat), seats, table, status_text(s, game.num_players, E.PH_OVER, PHASES),
+    return TableView(title_of(_title(s), seat), seats, table, status_text(game, g, E.PH_OVER, PHASES),
                      legend="slots 0-7 left to right; face down: not seen")
 
 

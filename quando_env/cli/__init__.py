@@ -76,6 +76,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "players) or learned:PATH")
     w.add_argument("--seed", type=argtypes.seed, default=None, help="the first game's seed, 0..2^63-1 (default: "
                    "a random one); each later game takes a random one; a game's seed is told once it is over")
+    w.add_argument("--deal", type=argtypes.existing_file, default=None, metavar="FILE", help="every game's first "
+                   "deal, a JSON object of the game's setup as the env's reset(options=...) takes it (quando and "
+                   "cabo: deck, dealer; help: deck, starter), to teach a hand or reproduce a table")
+    w.add_argument("--record", type=argtypes.output_dir, default=None, metavar="DIR", help="keep each finished "
+                   "game's record in DIR (created if needed), to replay with python -m quando_env replay")
     w.add_argument("--pace", type=argtypes.float_in(0.0, 10.0), default=0.6, help="seconds between the agents' "
                    "moves in the page (0: no pause; the page can change it)")
     w.add_argument("--port", type=argtypes.int_in(0, 65535), default=8000, help="0: any free port")
@@ -101,6 +106,14 @@ def parse_args(argv=None) -> argparse.Namespace:
             sub_parser.error(f"argument --opponents: {e}")
     if args.command == "serve":
         check_serve(w, args)
+        if args.deal is not None:
+            from ..web.session import load_deal
+
+            try:
+                args.deal = load_deal(args.deal, args.game, {"num_players": args.players,
+                                                             **argtypes.rule_options(args)})
+            except ValueError as e:
+                w.error(f"argument --deal: {e}")
         if args.hints is not None:
             from ..opponents import PlayError, check_opponents
 

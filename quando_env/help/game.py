@@ -102,10 +102,10 @@ class VectorGame(Game):
 
         return table_view(self, *self.view_args(g, seat))
 
-    def narrator(self, labels):
+    def narrator(self, labels, seat=0, terminal=True):
         from .play_text import Narrator
 
-        return Narrator(self, labels)
+        return Narrator(self, labels, seat, terminal)
 
     @classmethod
     def game_ends(cls, totals, config):

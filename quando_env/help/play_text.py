@@ -33,12 +33,6 @@ def _who(p: int) -> str:
     return "you" if p == HUMAN else f"player_{p}"
 
 
-def _s(p: int, verb: str) -> str:
-    if p == HUMAN:
-        return verb
-    return verb + ("es" if verb.endswith(("s", "sh", "ch")) else "s")
-
-
 def table_text(game, labels) -> str:
     s = game.states[0]
     n = game.num_players
@@ -74,22 +68,23 @@ def short_text(game) -> str:
     return "\n".join([f"  ROW: {row_text(s)}", f"  YOUR HAND: {hand_text(s, HUMAN)}", _DECIDE[int(s["phase"])]])
 
 
-def play_phrase(s, p, a) -> str:
-    """What playing action a in state s does, told after the player's name ('plays a Wild at slot 1 (value
-    4)')."""
+def play_phrase(narrator, s, p, a) -> str:
+    """What playing action a in state s does, told to the narrator's viewer after the player's name ('plays
+    a Wild at slot 1 (value 4)')."""
+    v = narrator.verb
     if a < WILD:
-        return f"{_s(p, 'play')} {a + 1}"
+        return f"{v(p, 'play')} {a + 1}"
     if a < SWITCH:
         slot = a - WILD
         w = 1 if slot == 0 else int(s["row_val"][slot - 1]) + 1
-        return f"{_s(p, 'play')} a Wild at slot {slot} (value {w})"
+        return f"{v(p, 'play')} a Wild at slot {slot} (value {w})"
     if a < ZAP:
         slot, k = divmod(a - SWITCH, 11)
         taken = "the Wild" if s["row_kind"][slot] == K_WILD else f"the {int(s['row_val'][slot])}"
-        return f"{_s(p, 'play')} a Switch: {_s(p, 'take')} {taken} and {_s(p, 'put')} {a_card(k)} in its place"
+        return f"{v(p, 'play')} a Switch: {v(p, 'take')} {taken} and {v(p, 'put')} {a_card(k)} in its place"
     if a == ZAP:
-        return f"{_s(p, 'zap')} the {int(s['row_val'][int(s['nrow']) - 1])}"
-    return f"{_s(p, 'play')} a No!: {'your' if p == HUMAN else 'their'} next turn is skipped"
+        return f"{v(p, 'zap')} the {int(s['row_val'][int(s['nrow']) - 1])}"
+    return f"{v(p, 'play')} a No!: {'your' if p == narrator.seat else 'their'} next turn is skipped"
 
 
 def _helper(s, p, n) -> int:
@@ -109,7 +104,8 @@ class Narrator(BaseNarrator):
     def intro(self) -> list[str]:
         c = self.game.config
         return [f"Build rising rows; who cannot play asks for help. The game ends when a total reaches {c.target}; "
-                "the highest total wins.", "Type 'help' for the rules in short and how to answer."]
+                "the highest total wins."] + (["Type 'help' for the rules in short and how to answer."]
+                                              if self.terminal else [])
 
     def title(self) -> str:
         return "Help!"
@@ -138,22 +134,24 @@ class Narrator(BaseNarrator):
         p = int(b["cur"])
         ph = int(b["phase"])
         n = game.num_players
+        who, s, me = self.who, self.verb, self.seat
         if ph == E.PH_GIVE:
             asker = int(b["asker"])
-            what = a_card(a - GIVE) if HUMAN in (p, asker) else "a card"
-            text = f"{_who(p)} {_s(p, 'give')} {_who(asker)} {what}"
+            what = a_card(a - GIVE) if me in (p, asker) else "a card"
+            text = f"{who(p)} {s(p, 'give')} {who(asker)} {what}"
         elif ph == E.PH_BACK:
             helper = int(b["helper"])
-            what = a_card(a - GIVE_BACK) if HUMAN in (p, helper) else "a card"
-            text = f"{_who(p)} {_s(p, 'give')} {what} back to {_who(helper)}"
+            what = a_card(a - GIVE_BACK) if me in (p, helper) else "a card"
+            text = f"{who(p)} {s(p, 'give')} {what} back to {who(helper)}"
         elif a == ASK:
             h = _helper(b, p, n)
-            text = f"{_who(p)} {_s(p, 'ask')} " + (f"{_who(h)} for help" if h >= 0 else "for help: nobody can help")
+            text = f"{who(p)} {s(p, 'ask')} " + (f"{who(h)} for help" if h >= 0 else "for help: nobody can help")
         else:
-            text = f"{_who(p)} {play_phrase(b, p, a)}" + (" (the card received)" if ph == E.PH_RECV else "")
+            text = f"{who(p)} {play_phrase(self, b, p, a)}" + (" (the card received)" if ph == E.PH_RECV else "")
         out = [sentence(text) + "."]
         if game.round_over[0]:
-            out += ["", self.round_summary(p, _helper(b, int(b["asker"]) if ph == E.PH_BACK else p, n))]
+            if self.terminal:
+                out += ["", self.round_summary(p, _helper(b, int(b["asker"]) if ph == E.PH_BACK else p, n))]
             return out
         if after["nrow"] == 0 and b["nrow"] > 0 and a < SWITCH:
             out.append("The row is full: it goes to the discard pile; the next player starts a new row.")
@@ -162,10 +160,10 @@ class Narrator(BaseNarrator):
             out.append(f"The draw pile ran out: the discard pile, {how}, is the new draw pile.")
         q, drawn = refill(b, after)
         if drawn:
-            out.append(f"{sentence(_who(q))} {_s(q, 'draw')} {drawn}.")
+            out.append(f"{sentence(who(q))} {s(q, 'draw')} {drawn}.")
         for q in range(n):
             if b["no"][q] == E.NO_FRESH and after["no"][q] == E.NO_SPENT:
-                out.append(f"{sentence(_who(q))} {'are' if q == HUMAN else 'is'} skipped (No!).")
+                out.append(f"{sentence(who(q))} {'are' if q == me else 'is'} skipped (No!).")
         return out
 
     def round_summary(self, p, h) -> str:

@@ -70,7 +70,8 @@ def seat_tags(s, p) -> list[str]:
 
 def _title(s) -> str:
     way = "+1 (increasing seats)" if int(s["dir"]) == 1 else "-1 (decreasing seats)"
-    return f"Help!, round {int(s['round']) + 1}, direction {way}"
+    over = s["phase"] == E.PH_OVER     # the round counter counts finished rounds: the last one is named
+    return f"Help!, round {int(s['round']) + (0 if over else 1)}, direction {way}"
 
 
 def render_text(game, g: int = 0, seat: int | None = None) -> str:
@@ -127,7 +128,7 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = PILE
     table = (Zone("row", row), Zone("draw pile", draw, count=nd),
              pile_zone("discard pile", s["disc"][:k], kind_card, pile_cards))
     helped = help_text(s, seat)
-    return TableView(title_of(_title(s), seat), seats, table, status_text(s, n, E.PH_OVER, _PHASES),
+    return TableView(title_of(_title(s), seat), seats, table, status_text(game, g, E.PH_OVER, _PHASES),
                      lines=(helped,) if helped else (),
                      legend="others' hands face down; a Wild in the row shows the value it was given")
 

@@ -116,13 +116,13 @@ def short_text(game) -> str:
     return "\n".join([_hand_line(s), _draw_line(s), _hint(game)])
 
 
-def move_detail(s, a: int) -> str:
-    """What a draw choice gives, as far as player_0 knows it."""
+def move_detail(s, a: int, seat: int = HUMAN) -> str:
+    """What a draw choice gives, as far as `seat` knows it."""
     if a not in (TAKE_UP, TAKE_DOWN) or s["ndraw"] == 0:
         return ""
     c = int(s["draw"][s["ndraw"] - 1])
     up = int(s["face"][c])
-    down_known = (s["seen"][HUMAN, c] >> (1 - up)) & 1
+    down_known = (s["seen"][seat, c] >> (1 - up)) & 1
     if a == TAKE_UP:
         return f"{_val(c, up)} becomes your front"
     if down_known:
@@ -146,25 +146,19 @@ def _refilled(before, after) -> bool:
     return bool(np.any((after["loc"] == E.LOC_DRAW) & (before["loc"] != E.LOC_DRAW)))
 
 
-def _s(p: int, verb: str) -> str:
-    """`verb` for player p: 'take' for you, 'takes' for the others."""
-    if p == HUMAN:
-        return verb
-    return verb + ("es" if verb.endswith(("s", "sh", "ch")) else "s")
-
-
-def describe(before, after, a: int) -> tuple[str, str]:
-    """(kind, phrase) telling player_0 what the decision `a` taken in state `before` (leading to `after`)
-    did; the phrase follows the decider's name ("discards three 7s"). A draw's phrase starts at its
-    choice ("takes the visible 4")."""
+def describe(narrator, before, after, a: int) -> tuple[str, str]:
+    """(kind, phrase) telling the narrator's viewer what the decision `a` taken in state `before` (leading to
+    `after`) did, from what that viewer may know; the phrase follows the decider's name ("discards three 7s").
+    A draw's phrase starts at its choice ("takes the visible 4")."""
     p = int(before["cur"])
     phase = int(before["phase"])
+    s = narrator.verb
     if a == KNOCK:
-        return "knock", f"{_s(p, 'knock')}: everyone else has one last turn"
+        return "knock", f"{s(p, 'knock')}: everyone else has one last turn"
     if phase == E.PH_ACT:
         if a == PASS:
-            return "pass", _s(p, "pass")
-        text = f"{_s(p, 'discard')} {'the ' if is_straight(a) else ''}{action_name(a)}"
+            return "pass", s(p, "pass")
+        text = f"{s(p, 'discard')} {'the ' if is_straight(a) else ''}{action_name(a)}"
         if is_set(a) and set_count(a) == 3:
             text += " (a triplet: every other player must flip a 0 or draw)"
         return "discard", text
@@ -172,16 +166,18 @@ def describe(before, after, a: int) -> tuple[str, str]:
         c = int(before["draw"][before["ndraw"] - 1])
         up = int(before["face"][c])
         if a == TAKE_UP:
-            return "draw", f"{_s(p, 'take')} the visible {_val(c, up)}"
-        if p == HUMAN:
+            return "draw", f"{s(p, 'take')} the visible {_val(c, up)}"
+        if p == narrator.seat:
             return "draw", f"take the hidden side: it is a {_val(c, 1 - up)} (the {_val(c, up)} is its back)"
-        known = (before["seen"][HUMAN, c] >> (1 - up)) & 1
+        if narrator.seat is None:
+            return "draw", f"takes the hidden side of the {_val(c, up)}"
+        known = narrator.knows(before, c, 1 << (1 - up))
         front = f"its front is the {_val(c, 1 - up)} you know" if known else "you see its back"
         return "draw", f"takes the hidden side of the {_val(c, up)} ({front})"
     if phase == E.PH_FLIP:
         flipped = [c for c in range(NUM_CARDS) if after["loc"][c] == p and after["face"][c] != before["face"][c]]
         v = _val(flipped[0], after["face"][flipped[0]]) if flipped else "?"
-        return "flip", f"{_s(p, 'flip')} a 0 as the triplet penalty: it now shows {v}"
+        return "flip", f"{s(p, 'flip')} a 0 as the triplet penalty: it now shows {v}"
     return "no-knock", ""  # oya, after the draw: not knocking is told by nothing
 
 
@@ -229,8 +225,9 @@ class Narrator(BaseNarrator):
 
 
     def intro(self) -> list[str]:
-        return [f"Lowest hand sum wins a round; {_target_text(self.game.config)}.",
-                "Cards read 'the side you see/the other side' (7/10) when you know both sides. Type 'help' for help."]
+        return [f"Lowest hand sum wins a round; {_target_text(self.game.config)}."] + (
+            ["Cards read 'the side you see/the other side' (7/10) when you know both sides. Type 'help' for help."]
+            if self.terminal else [])
 
     def title(self) -> str:
         return f"Quando ({self.game.config.edition})"
@@ -250,7 +247,7 @@ class Narrator(BaseNarrator):
         """(name, detail, aliases) of legal move a now."""
         s = self.game.states[0]
         name = self.game.move_name(0, a)
-        return name, move_detail(s, a), _aliases(s, a, name)
+        return name, move_detail(s, a, self.seat), _aliases(s, a, name)
 
     def told(self, before, a) -> list[str]:
         """The lines to print after decision `a` taken in state `before` (game 0's states before the step):
@@ -261,15 +258,15 @@ class Narrator(BaseNarrator):
         after = _round_end_state(before, a, game.config) if ended else game.states[0]
         out = []
         before = before[0]
-        kind, phrase = describe(before, after, a)
+        kind, phrase = describe(self, before, after, a)
         p = int(before["cur"])
         own_turn = p == int(before["active"]) and int(before["phase"]) != E.PH_FLIP and not (
             int(before["phase"]) == E.PH_DRAW and before["drawctx"] == 1)
         joined = self.pending is not None and self.pending[0] == p and own_turn
         if kind == "draw" and own_turn:
-            phrase = (", then " if joined else f"{_s(p, 'draw')} and ") + phrase
+            phrase = (", then " if joined else f"{self.verb(p, 'draw')} and ") + phrase
         elif kind == "draw":
-            phrase = f"{_s(p, 'draw')} as the triplet penalty and " + phrase
+            phrase = f"{self.verb(p, 'draw')} as the triplet penalty and " + phrase
         elif joined and kind in ("knock", "no-knock"):
             phrase = ", and " + phrase if phrase else ""
         else:
@@ -279,7 +276,7 @@ class Narrator(BaseNarrator):
         else:
             out += self.flush()
             if phrase:
-                self.pending = (p, f"{_who(p)} {phrase}")
+                self.pending = (p, f"{self.who(p)} {phrase}")
         if not own_turn or kind in ("knock", "pass"):
             out += self.flush()
         if _refilled(before, after) and not ended:
@@ -287,7 +284,7 @@ class Narrator(BaseNarrator):
             how = "turned over" if game.config.edition == "kendi" else "shuffled"
             out.append(f"The draw pile ran out: the discard pile, {how}, is the new draw pile.")
         if ended:
-            out += self.flush() + ["", round_summary(before, after, game.num_players)]
+            out += self.flush() + (["", round_summary(before, after, game.num_players)] if self.terminal else [])
         return out
 
 

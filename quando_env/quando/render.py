@@ -62,7 +62,9 @@ def render_text(game, g: int = 0, seat: int | None = None) -> str:
 
 
 def _title(game, s) -> str:
-    return f"Quando ({game.config.edition}), round {int(s['round']) + 1}, dealer player_{int(s['dealer'])}"
+    over = s["phase"] == E.PH_OVER     # the round counter counts finished rounds: the last one is named
+    return (f"Quando ({game.config.edition}), round {int(s['round']) + (0 if over else 1)}, "
+            f"dealer player_{int(s['dealer'])}")
 
 
 def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = PILE_SHOWN) -> TableView:
@@ -83,7 +85,7 @@ def table_view(game, g: int = 0, seat: int | None = None, pile_cards: int = PILE
     return TableView(title_of(_title(game, s), seat), seats,
                      (pile_zone("draw pile", s["draw"][:int(s["ndraw"])], card, pile_cards),
                       pile_zone("discard pile", s["disc"][:int(s["ndisc"])], card, pile_cards)),
-                     status_text(s, game.num_players, E.PH_OVER, _PHASES),
+                     status_text(game, g, E.PH_OVER, _PHASES),
                      legend="cards: front (up face) above, back (down face) below; patterned: not seen")
 
 

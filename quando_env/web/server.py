@@ -138,7 +138,8 @@ class Server:
     def app(self):
         routes = [Route(path, self._static, methods=["GET"]) for path in STATIC]
         routes += [Route("/api/state", self._state, methods=["GET"]), Route("/api/move", self._move, methods=["POST"]),
-                   Route("/api/new", self._new, methods=["POST"]), Route("/api/replay", self._replay, methods=["POST"])]
+                   Route("/api/new", self._new, methods=["POST"]), Route("/api/replay", self._replay, methods=["POST"]),
+                   Route("/api/record", self._record, methods=["GET"])]
         return self._guard(Starlette(routes=routes))
 
     def _guard(self, app):
@@ -210,6 +211,15 @@ class Server:
             await run_in_threadpool(self.session.new_game, game)
             return self.session.state(viewer=seat)
         return await _answer(new)
+
+    async def _record(self, request):
+        """The game's record, offered to a page once the game is over (it holds every card)."""
+        def record():
+            self._viewer(request)
+            if not self.session.over():
+                raise Refused(409, "the record is offered once the game is over (it holds every hidden card)")
+            return self.session.record()
+        return await _answer(record)
 
     async def _replay(self, request):
         async def replay():
@@ -292,14 +302,21 @@ def serve(args, say=print) -> int:
 
     from ..argtypes import rule_options
     from ..opponents import opponent_names
-    from .session import Session
+    from .session import Session, keep
 
     n, humans = int(args.players), int(args.humans)
     options = {"num_players": n, "episode": args.episode, **rule_options(args)}
     seats = range(args.seat, args.seat + humans)
+    def over(k, seed):
+        say(f"Game {k} is over; its seed was {seed}.", flush=True)
+        if args.record:
+            try:
+                say(f"Its record: {keep(session.record(), args.record, k)}", flush=True)
+            except ValueError as e:
+                print(f"error: {e}", file=sys.stderr)
+
     session = Session(args.game, options, opponent_names(args.opponents, n, humans), seats, args.seed, args.pace,
-                      on_over=lambda k, seed: say(f"Game {k} is over; its seed was {seed}.", flush=True),
-                      hints=args.hints)
+                      on_over=over, hints=args.hints, deal=args.deal)
     try:
         session.new_game()
     except PlayError as e:

@@ -1,30 +1,42 @@
 """A game people play in the browser, at one or more seats, against agents at the others; what each page may
 be told of it.
 
-The session keeps the whole game; a page gets only `Session.state(viewer)`: its viewer's TableView (a seat's,
+The session drives the core `Game` (quando_env.core) of one table directly: every view, card place, narrator
+and winner a page is told comes from it, so one layer is read and stepped (the AEC env above it adds agent
+names and reward bookkeeping that a table does not use). A `Recorder` follows the game, so every finished
+game has its record (`record`). A page gets only `Session.state(viewer)`: its viewer's TableView (a seat's,
 or for a spectator what every seat sees alike, quando_env.tableview.common_view) drawn as SVG after every
 decision, with the places of the cards each other seat's last turn moved in a way every seat saw
-(`Game.moved_cards`, `Game.card_place`: the marks), the narration told to that viewer, the seat's legal moves
-while it decides, each with the places of the cards it involves (`Game.move_cards`: what the page makes
-clickable), and the result. At a
-round's end the rules reveal cards: the viewer's view of the round's last state is shown then. The narrator
-tells the game from seat 0 (`Game.narrator`), so a person at another seat (and a spectator) is told their own
-moves by name, that the others decided, what every seat saw (`Game.step_notes`) and each round's points. The
-seed, which determines every card, is told only once the game is over.
+(`Game.moved_cards`, `Game.card_place`: the marks), the narration told to that viewer (the game's narrator
+at the viewer's seat, told only what that viewer may know: the public part of every move, a seat's own
+private part), the seat's legal moves while it decides, each with the places of the cards it involves
+(`Game.move_cards`: what the page makes clickable), and the result. At a round's end, the last one included,
+the rules reveal cards: the viewer's view of the round's last state is shown then, with the round's points
+as a table. The seed, which determines every card, is told only once the game is over.
+
+An answer is bounded however long the game: at most MAX_EVENTS events, and only the latest PICTURES of them
+carry a picture (older ones are told as text; a page shows the newest picture only).
 
 Changes run under one lock, each from a complete, checked request; a request that finds the lock taken is
 refused at once (`Busy`), never queued. Reads take no lock: every change publishes a new snapshot.
 """
+import os
 import secrets
 import threading
+import time
 from contextlib import contextmanager
 
 import numpy as np
 
+from ..adapters import record as rec
+from ..files import read_json
 from ..opponents import PlayError, make_opponent
-from ..registry import game_module
+from ..registry import game_class
 from ..svg import svg
-from ..tableview import common_view
+from ..tableview import common_view, over_text
+
+MAX_EVENTS = 200    # events one answer holds at most (the latest): a page that missed more shows these
+PICTURES = 24       # the latest events that keep their picture: a turn of every agent of a 6-player table
 
 
 class MoveError(ValueError):
@@ -51,18 +63,40 @@ def seat_view(game, viewer):
     return game.table_view(0, viewer)
 
 
-def round_end(game, before, action: int):
-    """The table right after `action` ended a round, before the next deal (the engine deals in the same step):
-    the step replayed on a copy of the state with the round as the episode."""
-    shadow = type(game)(1, seed=0, autoreset=False, **{**game.config.to_dict(), "episode": "round"})
-    shadow.states[:] = before
-    shadow.step(np.array([action], np.int64), checked=True)
-    return shadow
+def checked_deal(game, deal) -> dict:
+    """A given first deal (the AEC reset's options: the game's setup keys, e.g. deck and dealer) checked as
+    reset checks it, on `game` (which it deals): ValueError naming what is wrong."""
+    if not isinstance(deal, dict):
+        raise ValueError(f"a deal is a JSON object of {game.name}'s setup {list(game.setup_keys)}, "
+                         f"not a {type(deal).__name__}")
+    try:
+        game.reset(seed=0, **deal)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError(str(e)) from None
+    return dict(deal)
 
 
-def round_end_view(game, before, action: int, viewer):
-    """What `viewer` sees of the table right after `action` ended a round (round_end)."""
-    return seat_view(round_end(game, before, action), viewer)
+def load_deal(path, name: str, options: dict) -> dict:
+    """The deal in the JSON file `path` for game `name` with `options`, checked (checked_deal): ValueError
+    naming the file and what is wrong."""
+    deal = read_json(path, "deal")
+    try:
+        return checked_deal(game_class(name)(1, seed=0, autoreset=False, **options), deal)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+def keep(record: dict, folder, number: int) -> str:
+    """Write a finished game's record into `folder` (created if needed) as GAME-TIME-gNUMBER-SEED.json, whole
+    or not at all (quando_env.adapters.record.save); its path. ValueError naming the path where it cannot."""
+    name = f"{rec.game_class_of(record).name}-{time.strftime('%Y%m%d-%H%M%S')}-g{number}-{record['seed']}.json"
+    path = os.path.join(folder, name)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot write the game record to {path}: {e.strerror or e}") from None
+    rec.save(record, path, follow_symlinks=False)
+    return path
 
 
 def marks(game, moved: dict, viewer) -> list:
@@ -79,29 +113,38 @@ def marks(game, moved: dict, viewer) -> list:
     return [{"at": at, "seat": seat} for at, seat in found.items()]
 
 
-def hint(agent, obs) -> dict:
+def hint(agent, observation, mask) -> dict:
     """{legal action: probability, rounded to 0.001} of an agent's move scores for one observation (its own
     seat's) and mask: the softmax over the legal moves."""
-    mask = np.asarray(obs["action_mask"], bool)
-    scores = agent.scores(np.asarray(obs["observation"])[None], mask[None])[0]
+    mask = np.asarray(mask, bool)
+    scores = agent.scores(np.asarray(observation)[None], mask[None])[0]
     e = np.exp(scores[mask] - scores[mask].max())
     return {int(a): round(float(q), 3) for a, q in zip(np.flatnonzero(mask), e / e.sum())}
+
+
+def who(p: int, viewer) -> str:
+    return "you" if p == viewer else f"player_{p}"
 
 
 class Session:
     """People at `seats` against `opponents` (agent names for the other seats, in seat order) in game `name`
     with `options` (num_players, edition, episode ...). `seed`: the first game's seed (None: a random one);
-    each later game takes a new random one, so a seed told at a game's end says nothing of the next.
-    `on_over(number, seed)` is called as a game ends (the server prints the seed there). `hints`: an agent
-    name with move scores (learned, learned:PATH) whose probabilities for a person's legal moves, from that
-    person's own observation, go with the moves (key "p")."""
+    each later game takes a new random one, so a seed told at a game's end says nothing of the next. `deal`:
+    every game's first deal (the game's setup keys, checked by checked_deal). `on_over(number, seed)` is
+    called as a game ends (the server prints the seed and keeps the game's `record` there). `hints`: an
+    agent name with move scores (learned, learned:PATH) whose probabilities for a person's legal moves, from
+    that person's own observation, go with the moves (key "p")."""
 
     def __init__(self, name: str, options: dict, opponents: list[str], seats=(0,), seed: int | None = None,
-                 pace: float = 0.6, on_over=None, hints: str | None = None):
+                 pace: float = 0.6, on_over=None, hints: str | None = None, deal: dict | None = None):
         self.name, self.options, self.pace, self.on_over = name, dict(options), float(pace), on_over
         self.hints, self.hinters = hints, {}
-        self.env = game_module(name).raw_env(**self.options)
-        self.game = self.env.game
+        self.game = game_class(name)(1, seed=0, autoreset=False, **self.options)
+        self.deal = {} if deal is None else checked_deal(self.game, deal)
+        # the engine deals the next round in the step that ends one: that step is played again here, with the
+        # round as the episode, to show the table the round left (what the rules reveal)
+        self.round_table = type(self.game)(1, seed=0, autoreset=False,
+                                           **{**self.game.config.to_dict(), "episode": "round"})
         n = self.game.num_players
         self.seats = tuple(sorted({int(s) for s in seats}))
         if not self.seats or not all(0 <= s < n for s in self.seats) or len(opponents) != n - len(self.seats):
@@ -111,6 +154,7 @@ class Session:
         self.names = list(opponents)
         self.first_seed = seed
         self.lock = threading.Lock()
+        self.action = np.zeros(1, np.int64)
         self.games_played, self.turn, self.seed, self.snapshot = 0, 0, None, None
 
     @property
@@ -153,20 +197,21 @@ class Session:
         self.games_played += 1
         self.turn += 1
         self.kind = {p: ("human" if p in self.seats else self.names[others.index(p)]) for p in range(n)}
-        self.env.reset(seed=seed)
-        self.narrator = game.narrator([("you" if p == 0 else self.kind[p]) for p in range(n)]) \
-            if 0 in self.seats else None
+        game.reset(seed=seed, **self.deal)
+        self.recorder = rec.Recorder(game, seed=seed)
+        labels = [self.kind[p] for p in range(n)]
+        self.narrators = {v: game.narrator(labels, seat=v, terminal=False) for v in self.viewers}
         self.events, self.result, self.moved, self.last_mover = {v: [] for v in self.viewers}, None, {}, None
+        self.rounds = 0
         for v in self.viewers:
-            who = ", ".join(f"player_{p} {self.kind[p]}" for p in range(n) if p != v)
-            intro = [f"{self._title()}, {n} players. " + (f"You are player_{v}; the others: {who}." if v is not None
-                                                         else f"You watch: {who}.")]
-            intro += self.narrator.intro() if v == 0 and self.narrator else []
-            self._event(v, seat_view(game, v), intro)
+            others_told = ", ".join(f"player_{p} {self.kind[p]}" for p in range(n) if p != v)
+            intro = [f"{self._title()}, {n} players. " + (f"You are player_{v}; the others: {others_told}."
+                                                         if v is not None else f"You watch: {others_told}.")]
+            self._event(v, seat_view(game, v), intro + self.narrators[v].intro())
         self._agents_play()
 
     def _title(self) -> str:
-        return self.narrator.title() if self.narrator else self.name
+        return self.narrators[self.seat].title()
 
     def over(self) -> bool:
         return bool(self.game.game_over[0] or self.game.truncated[0])
@@ -175,9 +220,6 @@ class Session:
         """Whether the person at `seat` (default: the first) decides now."""
         seat = self.seat if seat is None else seat
         return seat in self.seats and not self.over() and int(self.game.current_player[0]) == seat
-
-    def _mask(self):
-        return self.env.observe(self.env.agent_selection)
 
     def move(self, action, seat: int | None = None, turn: int | None = None) -> None:
         """The move of the person at `seat` (default: the first): an action id (an int, not a bool) legal now,
@@ -190,32 +232,32 @@ class Session:
                 raise MoveError("it is not your turn" if not self.over() else "the game is over: start a new one")
             if type(action) is not int:
                 raise MoveError(f"action must be an integer, got {type(action).__name__}")
-            if not 0 <= action < self.game.num_actions or not self._mask()["action_mask"][action]:
+            if not 0 <= action < self.game.num_actions or not self.game.legal_action_mask[0, action]:
                 raise MoveError(f"action {action} is not a legal move now")
             self._step(action)
             self._agents_play()
 
     def _agents_play(self) -> None:
-        while not self.over() and int(self.game.current_player[0]) not in self.seats:
-            p = int(self.game.current_player[0])
-            obs = self._mask()
+        game = self.game
+        while not self.over() and int(game.current_player[0]) not in self.seats:
+            p = int(game.current_player[0])
+            mask = game.legal_action_mask[0]
             try:
-                a = int(self.agents[p].act(obs["observation"], obs["action_mask"]))
+                a = int(self.agents[p].act(game.observe()[0], mask.view(np.int8)))
             except Exception as e:
                 raise PlayError(f"the {self.kind[p]} opponent (player_{p}) failed: {type(e).__name__}: {e}") from None
-            if not 0 <= a < self.game.num_actions or not obs["action_mask"][a]:
+            if not 0 <= a < game.num_actions or not mask[a]:
                 raise PlayError(f"the {self.kind[p]} opponent (player_{p}) chose the illegal action {a}")
             self._step(a)
-        lines = {v: [] for v in self.viewers}
-        if self.narrator and (self.over() or self.to_move(0)):     # as the terminal tells it: before seat 0 decides
-            lines[0] += self.narrator.flush()
+        # the table waits for a person (or the game is over): each viewer is told the turn being told so far
+        lines = {v: self.narrators[v].flush() for v in self.viewers}
         if self.over():
             self.result = {v: self._result(v) for v in self.viewers}
             for v in self.viewers:
                 lines[v].append(self.result[v])
         for v in self.viewers:          # a new event: a page may have been sent the last one already
             if lines[v]:
-                self.events[v].append({**self.events[v][-1], "lines": lines[v], "reveal": False})
+                self._event(v, None, lines[v])
         self._publish()
         if self.over() and self.on_over:
             self.on_over(self.games_played, self.seed)
@@ -223,24 +265,28 @@ class Session:
     def _step(self, a: int) -> None:
         game = self.game
         before, p = game.states.copy(), int(game.current_player[0])
-        name = game.move_name(0, a)
-        self.env.step(a)
+        self.action[0] = a
+        game.step(self.action, checked=True)
+        self.recorder.after_step(a)
         self.turn += 1
-        ended = game.round_over[0] and not self.over()
-        table = round_end(game, before, a) if ended else game      # the table the move left
+        ended, redealt = bool(game.round_over[0]), bool(game.round_over[0]) and not self.over()
+        table = game
+        if redealt:         # the table the move left, before the next deal
+            table = self.round_table
+            table.load_states(before)
+            table.step(self.action, checked=True)
         self._moved(p, table.moved_cards(0, before[0], a))
+        self.rounds += ended
         for v in self.viewers:
-            if v == 0 and self.narrator:
-                lines = self.narrator.told(before, a)
-            else:
-                lines = [f"You: {name}." if p == v else f"player_{p} decided."] + game.step_notes(0, before[0])
-                if game.round_over[0]:
-                    lines.append(f"Round over: points {[int(x) for x in game.round_points[0]]}, totals "
-                                 f"{[int(x) for x in game.totals[0]]}.")
+            lines = self.narrators[v].told(before, a)
             if ended:
-                self._event(v, seat_view(table, v), lines, reveal=True, marked=marks(table, self.moved, v))
-                lines = ["A new round is dealt."]
-            self._event(v, seat_view(game, v), lines, marked=[] if ended else marks(game, self.moved, v))
+                self._event(v, seat_view(table, v), lines + self.narrators[v].flush() + [f"Round {self.rounds} is "
+                            "over: the cards are shown."], reveal=True, marked=marks(table, self.moved, v),
+                            points=self._points(v))
+            if redealt:
+                self._event(v, seat_view(game, v), ["A new round is dealt."])
+            elif not ended:
+                self._event(v, seat_view(game, v), lines, marked=marks(game, self.moved, v))
         if ended:
             self.moved, self.last_mover = {}, None
         self._publish()
@@ -257,33 +303,47 @@ class Session:
             self.moved[seat] = list(handles)
         self.last_mover = seat
 
-    def _event(self, viewer, view, lines, reveal=False, marked=()) -> None:
-        self.events[viewer].append({"svg": svg(view), "lines": list(lines), "marks": list(marked), "reveal": reveal})
+    def _points(self, viewer) -> dict:
+        """The round just over as a table: each seat's points and total."""
+        points, totals = self.game.round_points[0], self.game.totals[0]
+        return {"caption": f"Round {self.rounds}", "head": ["", "points", "total"],
+                "rows": [[who(p, viewer), int(points[p]), int(totals[p])] for p in range(self.game.num_players)]}
+
+    def _event(self, viewer, view, lines, reveal=False, marked=(), points=None) -> None:
+        """A new event for `viewer`: its picture (None: the last one, with its marks), what it is told, and a
+        round's points; the event PICTURES back loses its picture (a page is sent the latest ones only)."""
+        events = self.events[viewer]
+        last = events[-1] if events else {}
+        event = {"svg": svg(view) if view is not None else last.get("svg"), "lines": list(lines),
+                 "marks": list(marked) if view is not None else last.get("marks", []), "reveal": reveal}
+        if points is not None:
+            event["points"] = points
+        events.append(event)
+        if len(events) > PICTURES:
+            events[-PICTURES - 1] = {**events[-PICTURES - 1], "svg": None, "marks": []}
 
     def _result(self, viewer) -> str:
-        totals = [int(x) for x in self.game.totals[0]]
-        seed = (f" The game's seed was {self.seed}: the same options with --seed {self.seed} and the same agents "
-                "deal it again.")
-        if self.game.truncated[0]:
-            return f"The game was stopped after {self.game.config.max_steps} decisions (the step limit)." + seed
-        won = [int(p) for p in np.flatnonzero(self.game.winners([0])[0])]
-        who = ["you" if p == viewer else f"player_{p}" for p in range(len(totals))]
-        told = "Game over. Final totals: " + ", ".join(f"{who[p]} {t}" for p, t in enumerate(totals)) + ". "
-        return told + ("You win!" if won == [viewer] else
-                       "Winner" + ("s: " if len(won) > 1 else ": ") + ", ".join(who[p] for p in won) + ".") + seed
+        seed = (f" The game's seed was {self.seed}: the same options with --seed {self.seed}"
+                + (" and --deal" if self.deal else "") + " and the same agents deal it again.")
+        totals = ", ".join(f"{who(p, viewer)} {int(t)}" for p, t in enumerate(self.game.totals[0]))
+        return f"{over_text(self.game, 0, viewer)}. Final totals: {totals}." + seed
+
+    def record(self) -> dict:
+        """The game's record so far (quando_env.adapters.record's format, with the players named: "human" at
+        a person's seat); a page is offered it only once the game is over (it holds every card)."""
+        return {**self.recorder.record, "players": [self.kind[p] for p in range(self.game.num_players)]}
 
     def _publish(self) -> None:
         """A new snapshot of what the pages may be told (read without the lock)."""
-        moves = {}
-        p = int(self.game.current_player[0])
+        moves, game = {}, self.game
+        p = int(game.current_player[0])
         if not self.over() and p in self.seats:
-            obs = self._mask()
-            hints = hint(self.hinters[p], obs) if p in self.hinters else None
-            for a in (int(x) for x in np.flatnonzero(obs["action_mask"])):
-                name, detail = (self.narrator.move(a)[:2] if self.narrator and p == 0
-                                else (self.game.move_name(0, a), ""))
+            mask = game.legal_action_mask[0]
+            hints = hint(self.hinters[p], game.observe()[0], mask) if p in self.hinters else None
+            for a in (int(x) for x in np.flatnonzero(mask)):
+                name, detail = self.narrators[p].move(a)[:2]
                 moves.setdefault(p, []).append({"action": a, "name": name, "detail": detail,
-                                                "cards": list(self.game.move_cards(0, a)),
+                                                "cards": list(game.move_cards(0, a)),
                                                 **({"p": hints[a]} if hints is not None else {})})
         self.snapshot = {"title": self._title(), "game": self.games_played, "turn": self.turn, "over": self.over(),
                          "result": self.result, "moves": moves, "events": self.events,
@@ -292,12 +352,15 @@ class Session:
     # ------------------------------------------------------------------ what a page is told
     def state(self, since: int = 0, viewer="seat", game: int | None = None) -> dict:
         """What `viewer` (a seat of a person, None: a spectator; default the first person's seat) is told: the
-        events from number `since` on (from 0 when `game` is not the one at the table), the seat's legal moves
-        while it decides, the result."""
+        events from number `since` on (from 0 when `game` is not the one at the table; at most the latest
+        MAX_EVENTS, `skipped` says how many before them are left out), the seat's legal moves while it decides,
+        the result."""
         viewer = self.seat if viewer == "seat" else viewer
         snap = self.snapshot
         end = snap["next"][viewer]
         since = 0 if game is not None and game != snap["game"] else max(0, min(int(since), end))
+        first = max(since, end - MAX_EVENTS)
         return {"title": snap["title"], "seat": viewer, "game": snap["game"], "turn": snap["turn"],
-                "events": snap["events"][viewer][since:end], "next": end, "moves": snap["moves"].get(viewer, []),
-                "over": snap["over"], "result": snap["result"] and snap["result"][viewer], "pace": self.pace}
+                "events": snap["events"][viewer][first:end], "skipped": first - since, "next": end,
+                "moves": snap["moves"].get(viewer, []), "over": snap["over"],
+                "result": snap["result"] and snap["result"][viewer], "pace": self.pace}

@@ -5,7 +5,8 @@
 // The lines told since the person's last move are marked (class "recent"); Cabo's snap windows can be passed
 // by themselves (auto-pass). The table (table.js) marks the cards the others just moved, and a move can be
 // made by clicking its cards: a card that one legal move uses makes it; a card that several use is chosen,
-// and the next card, or the chosen cards' move in the list, tells which.
+// and the next card, or the chosen cards' move in the list, tells which. Each round's points come as a table;
+// once the game is over the page offers its record (which holds every card) as a file.
 (() => {
   const token = new URLSearchParams(location.search).get("token") || "";
   const $ = (id) => document.getElementById(id);
@@ -35,6 +36,40 @@
     $("log").scrollTop = $("log").scrollHeight;
   }
 
+  // A round's points as a table: {caption, head, rows}.
+  function points(table) {
+    const node = (tag, text) => {
+      const made = document.createElement(tag);
+      made.textContent = String(text);
+      return made;
+    };
+    const made = document.createElement("table");
+    made.className = "points recent";
+    made.appendChild(node("caption", table.caption));
+    const head = made.appendChild(document.createElement("tr"));
+    for (const name of table.head) head.appendChild(node("th", name));
+    for (const row of table.rows) {
+      const tr = made.appendChild(document.createElement("tr"));
+      row.forEach((cell, i) => tr.appendChild(node(i ? "td" : "th", cell)));
+    }
+    $("log").appendChild(made);
+    $("log").scrollTop = $("log").scrollHeight;
+  }
+
+  // The finished game's record, fetched with the page's token and offered as a file.
+  async function download() {
+    try {
+      const record = await api("/api/record");
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([JSON.stringify(record)], { type: "application/json" }));
+      link.download = `${record.format.split("-")[0]}-game-${game}.json`;
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    } catch (error) { failed(error); }
+  }
+
   function failed(error) {
     $("error").textContent = String(error.message || error);
   }
@@ -56,15 +91,21 @@
       pace = state.pace;
       $("pace").value = pace;
     }
+    if (state.skipped) log([`(${state.skipped} earlier events are not shown)`], "status");
     let shown = null;
     for (const event of state.events) {     // a pause before each new picture: the last one stays a while
-      if (animate && shown && event.svg !== shown.svg && pace > 0) await sleep((shown.reveal ? 3 : 1) * pace * 1000);
-      if (!shown || event.svg !== shown.svg || JSON.stringify(event.marks) !== JSON.stringify(shown.marks)) {
-        $("table").innerHTML = event.svg;
-        window.qeTable.mark($("table"), event.marks);
+      if (event.svg !== null) {           // an older event is told as text only
+        if (animate && shown && event.svg !== shown.svg && pace > 0) {
+          await sleep((shown.reveal ? 3 : 1) * pace * 1000);
+        }
+        if (!shown || event.svg !== shown.svg || JSON.stringify(event.marks) !== JSON.stringify(shown.marks)) {
+          $("table").innerHTML = event.svg;
+          window.qeTable.mark($("table"), event.marks);
+        }
+        shown = event;
       }
       log(event.lines, event.reveal ? "reveal" : "");
-      shown = event;
+      if (event.points) points(event.points);
     }
     if (state.over) {
       $("result").textContent = state.result || "Game over.";
@@ -187,6 +228,7 @@
     } catch (error) { failed(error); }
     busy = false;
   });
+  $("download").addEventListener("click", download);
   $("table").addEventListener("click", clicked);
   $("put-back").addEventListener("click", () => pick([]));
   $("auto-pass").addEventListener("change", () => { if (current && !busy) autoPass(current); });

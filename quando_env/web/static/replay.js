@@ -1,7 +1,8 @@
 "use strict";
 // A replay: step forwards (data-replay-next) and back (data-replay-prev), jump to any position
 // (data-replay-jump), watch from the omniscient view or any seat's (data-replay-seat). The data comes
-// from quando_env.web.replay_page: the pictures are gzip-packed JSON, unpacked here.
+// from quando_env.web.replay_page: the pictures are gzip-packed JSON, unpacked here. The table and, beside it,
+// the controls and the move text fit one 1280x720 view.
 window.qeReplay = async function (root, data) {
   const make = (tag, attrs = {}, text = "") => {
     const node = document.createElement(tag);
@@ -26,10 +27,13 @@ window.qeReplay = async function (root, data) {
   const where = make("span", { class: "status", "data-replay-at": "" });
   const table = make("div", { class: "table" });
   const told = make("div", { class: "log" });
+  const side = make("div", { class: "replay-side" });     // the controls and the move text beside the table
+  side.append(make("div", { class: "controls" }), told);
+  side.firstChild.append(prev, next, jump, number, seat, where);
+  const body = make("div", { class: "replay-body" });
+  body.append(table, side);
   root.replaceChildren(make("h2", {}, data.title), make("p", { class: data.proven ? "" : "status",
-                       "data-replay-proof": "" }, data.proof),
-                       make("div", { class: "controls" }), table, told);
-  root.querySelector(".controls").append(prev, next, jump, number, seat, where);
+                       "data-replay-proof": "" }, data.proof), body);
 
   function draw() {
     table.innerHTML = packed.svgs[packed.frames[viewer][at]];

@@ -63,7 +63,7 @@ window.qeTable = (() => {
   }
 
   // Makes the cards clickable that, with the cards already chosen (`picked`), some legal move uses: each gets a
-  // tooltip naming the move(s); the chosen ones are outlined.
+  // tooltip naming the move(s) and is drawn on top of the cards it overlaps; the chosen ones are outlined.
   function offer(table, moves, picked) {
     const svg = table.querySelector("svg");
     if (!svg) return;
@@ -74,6 +74,9 @@ window.qeTable = (() => {
       const using = chosen ? [] : fits(moves, [...picked, at]);
       card.classList.toggle("qe-picked", chosen);
       card.classList.toggle("qe-can", using.length > 0);
+      if (chosen || using.length) {      // drawn on top of its neighbours (below the marks): its outline shows whole
+        card.parentNode.insertBefore(card, card.parentNode.querySelector(":scope > .qe-mark"));
+      }
       if (chosen || using.length) {
         const tip = document.createElementNS(SVG, "title");
         tip.setAttribute("class", "qe-tip");
