@@ -10,7 +10,7 @@ import pytest
 
 from quando_env import record as rec
 from quando_env.cli import main, parse_args
-from quando_env.registry import game_module
+from quando_env.registry import game_class, game_module
 from quando_env.web import session as session_module
 from quando_env.web.replay_page import html_page, replay_data
 from quando_env.web.session import Session, hint
@@ -208,6 +208,109 @@ def test_a_whole_game_of_rounds_with_reveals_between_them_holds_only_what_the_se
         rounds = int(server.session.game.states[0]["round"])
     reveals = [e for state in answers[seat] for e in state["events"] if e["reveal"]]
     assert rounds >= 2 and len(reveals) == rounds
+
+
+def told(session, viewer) -> list:
+    """Every line told to `viewer` so far, and the round tables, in order."""
+    return [(e["lines"], e.get("points")) for e in session.events[viewer]]
+
+
+def picture(session, viewer) -> str:
+    return next(e["svg"] for e in reversed(session.events[viewer]) if e["svg"] is not None)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_second_seat_and_the_spectator_are_told_every_public_move(game):
+    """At a table of two people, the second person and the spectator are told what each seat did (the moves
+    the table shows them anyway), never just that someone decided."""
+    n = PLAYERS[game]
+    session = Session(game, {"num_players": n, "episode": "round"}, ["random"] * (n - 2), (0, 1), seed=3, pace=0)
+    session.new_game()
+    rng = np.random.default_rng(1)
+    while not session.over():
+        seat = int(session.game.current_player[0])
+        session.move(int(rng.choice(np.flatnonzero(session.game.legal_action_mask[0]))), seat)
+    verbs = {"quando": ("discards", "takes the"), "cabo": ("draws", "from the stock"), "help": ("plays",)}[game]
+    for viewer in (1, None):
+        lines = [line for lines, _ in told(session, viewer) for line in lines]
+        assert not any("decided" in line for line in lines)
+        for other in (0, 2) if n > 2 else (0,):
+            mine = [line for line in lines if line.startswith(f"player_{other} ")]
+            assert mine and any(verb in line for line in mine for verb in verbs), (viewer, lines)
+        assert any(line.startswith("You ") for line in lines) == (viewer == 1)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("viewer", [1, None])
+def test_the_narration_is_the_same_in_worlds_the_viewer_cannot_tell_apart(game, viewer):
+    """Twin deals that swap two cards the viewer has not seen (its picture is the same) are played with the
+    same moves: as long as the viewer's picture stays the same in both, so does everything it is told."""
+    twins_told_alike(game, viewer)
+
+
+@pytest.mark.parametrize("game, viewer, leak", [("quando", 1, "narrator"), ("cabo", None, "text"), ("help", 1, "text")])
+def test_a_narration_told_from_another_seat_fails_the_twin_worlds(monkeypatch, game, viewer, leak):
+    """Planted leaks: every viewer told the game as seat 0 knows it (its narrator), or each line followed by
+    seat 0's text view of the table."""
+    cls = game_module(game).VectorGame
+    narrator = cls.narrator
+    if leak == "narrator":
+        monkeypatch.setattr(cls, "narrator", lambda self, labels, seat=0, terminal=True: narrator(self, labels, 0,
+                                                                                                   terminal))
+    else:
+        def leaky(self, labels, seat=0, terminal=True):
+            told = narrator(self, labels, seat, terminal)
+            tell = told.told
+            told.told = lambda before, a: [*tell(before, a), self.render_text(0, 0)]
+            return told
+        monkeypatch.setattr(cls, "narrator", leaky)
+    with pytest.raises(AssertionError):
+        twins_told_alike(game, viewer)
+
+
+def twin_deals(game, n: int, seed: int, viewer, count: int):
+    """Up to `count` pairs of first deals of `game` that differ in two of the deck's first 30 cards (those a
+    short game plays) where `viewer` sees no difference (its picture is the same) and another seat does."""
+    g = game_class(game)(1, seed=0, autoreset=False, num_players=n, episode="round")
+    g.reset(seed=seed)
+    deal = g.round_setup(0)
+
+    def pictures(deck):
+        g.reset(seed=seed, **{**deal, "deck": deck})
+        return {v: svg(view_of(g, v)) for v in (*range(n), None)}
+    first, found = pictures(deal["deck"]), 0
+    for i, j in np.random.default_rng(seed).permutation([(i, j) for i in range(30) for j in range(i)]):
+        deck = list(deal["deck"])
+        deck[i], deck[j] = deck[j], deck[i]
+        shown = pictures(deck) if deck[i] != deck[j] else first
+        if shown[viewer] == first[viewer] and shown != first:
+            yield deal, {**deal, "deck": deck}
+            found += 1
+            if found == count:
+                return
+
+
+def twins_told_alike(game, viewer) -> None:
+    n = PLAYERS[game]
+    rng = np.random.default_rng(7)
+    compared = 0
+    for seed in range(3):
+        for deals in twin_deals(game, n, seed, viewer, 4):
+            a, b = (Session(game, {"num_players": n, "episode": "round"}, [], range(n), seed=seed, pace=0, deal=deal)
+                    for deal in deals)
+            a.new_game()
+            b.new_game()
+            while not a.over() and picture(a, viewer) == picture(b, viewer):
+                assert told(a, viewer) == told(b, viewer)
+                compared += 1
+                move = int(rng.choice(np.flatnonzero(a.game.legal_action_mask[0])))
+                if not b.game.legal_action_mask[0, move] or a.game.current_player[0] != b.game.current_player[0]:
+                    break
+                a.move(move, int(a.game.current_player[0]))
+                b.move(move, int(b.game.current_player[0]))
+            if picture(a, viewer) == picture(b, viewer):
+                assert told(a, viewer) == told(b, viewer)
+    assert compared > 50
 
 
 def plant(monkeypatch, leak: str) -> None:
