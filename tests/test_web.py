@@ -313,6 +313,119 @@ def twins_told_alike(game, viewer) -> None:
     assert compared > 50
 
 
+def test_a_state_answer_is_bounded_however_long_the_game(monkeypatch):
+    """A reload (since=0) of a long game gets the latest MAX_EVENTS events, the latest PICTURES of them with
+    their picture, and how many are left out: its size stops growing with the game (caps made small here)."""
+    monkeypatch.setattr(session_module, "MAX_EVENTS", 12)
+    monkeypatch.setattr(session_module, "PICTURES", 3)
+    session = Session("cabo", {"num_players": 2, "episode": "game"}, [], (0, 1), seed=2, pace=0)
+    session.new_game()
+    rng, sizes = np.random.default_rng(0), []
+    while not session.over():
+        session.move(int(rng.choice(np.flatnonzero(session.game.legal_action_mask[0]))),
+                     int(session.game.current_player[0]))
+        for viewer in session.viewers:
+            state = session.state(0, viewer)
+            assert len(state["events"]) <= 12 and state["skipped"] == state["next"] - len(state["events"])
+            assert sum(e["svg"] is not None for e in state["events"]) <= 3
+            if state["skipped"]:
+                sizes.append(len(json.dumps(state)))
+    assert len(session.events[0]) > 40 and sizes
+    assert max(sizes) < 3 * max(len(e["svg"] or "") for e in session.events[0]) + 12 * 2000
+    assert all(e["svg"] is None for e in session.events[0][:-3])      # nor are older pictures kept
+    late = session.state(len(session.events[0]) - 2, 0)
+    assert late["skipped"] == 0 and len(late["events"]) == 2        # a page that keeps up misses nothing
+
+
+def finished(game="cabo", **options):
+    """A session of `game` played to its end by random moves at every seat."""
+    n = PLAYERS[game]
+    session = Session(game, {"num_players": n, "episode": "round", **options}, ["random"] * (n - 1), (0,),
+                      seed=4, pace=0)
+    session.new_game()
+    rng = np.random.default_rng(0)
+    while not session.over():
+        session.move(int(rng.choice(np.flatnonzero(session.game.legal_action_mask[0]))))
+    return session
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_serve_record_keeps_every_finished_game_replayable_with_the_people_named(game, monkeypatch, tmp_path,
+                                                                                   capsys):
+    """serve --record DIR: each game's record is written as it ends (whole, by the record module), proves its
+    game, and replays in the terminal and as a page."""
+    from quando_env.web.server import Server
+
+    folder = tmp_path / "games"
+    n = PLAYERS[game]
+
+    def play(self):      # the person plays the game to its end, then starts another and plays it too
+        rng = np.random.default_rng(1)
+        for k in range(2):
+            while not self.session.over():
+                self.session.move(int(rng.choice(np.flatnonzero(self.session.game.legal_action_mask[0]))))
+            if k == 0:
+                self.session.new_game()
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Server, "run", play)
+    assert main(["serve", "--game", game, "--players", str(n), "--opponents", "random", "--port", "0", "--pace", "0",
+                 "--episode", "round", "--record", str(folder)]) == 0
+    out = capsys.readouterr().out
+    kept = sorted(folder.iterdir())
+    assert len(kept) == 2 and all(f"Its record: {path}" in out for path in kept)
+    for path in kept:
+        record = rec.load(path)
+        assert record["players"] == ["human"] + ["random"] * (n - 1) and "result" in record
+        assert rec.verify(record) is True
+        assert main(["replay", str(path)]) == 0
+        assert main(["replay", str(path), "--html", str(tmp_path / "replay.html")]) == 0
+    assert "proven" in capsys.readouterr().out
+
+
+def test_the_record_is_offered_to_a_page_only_once_the_game_is_over():
+    with served("help", seed=3) as server:
+        status, answer = request(server, "GET", "/api/record")
+        assert status == 409 and "over" in answer["error"]
+        assert request(server, "GET", "/api/record", token=False)[0] == 403
+        rng = np.random.default_rng(0)
+        while not server.session.over():
+            state = server.session.state()
+            request(server, "POST", "/api/move", {"action": int(rng.choice([m["action"] for m in state["moves"]])),
+                                                  "turn": state["turn"]})
+        for viewer in server.session.viewers:
+            status, record = request(server, "GET", "/api/record", token=token_of(server, viewer))
+            assert status == 200 and record == server.session.record() and rec.verify(record) is True
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_serve_deal_deals_every_game_from_the_file(game, tmp_path):
+    """serve --deal FILE: the reset's options (the game's setup) as JSON deal each game's first round."""
+    n = PLAYERS[game]
+    deal = finished(game).record()["rounds"][0]
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(deal))
+    args = parse_args(["serve", "--game", game, "--players", str(n), "--deal", str(path)])
+    assert args.deal == deal
+    session = Session(game, {"num_players": n, "episode": "round"}, ["random"] * (n - 1), seed=99, deal=args.deal)
+    for _ in range(2):
+        session.new_game()
+        assert session.record()["rounds"][0] == deal
+
+
+@pytest.mark.parametrize("text, message", [("[1, 2]", "JSON object"), ('{"deck": [1, 2]}', "deck"),
+                                           ('{"dealer": 7}', "dealer"), ('{"cards": []}', "unknown setup"),
+                                           ("{", "not"), (None, "no such file")])
+def test_serve_refuses_a_bad_deal_in_one_line_naming_what_is_wrong(text, message, tmp_path, capsys):
+    path = tmp_path / "deal.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(SystemExit) as e:
+        parse_args(["serve", "--game", "cabo", "--players", "2", "--deal", str(path)])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert e.value.code == 2 and err.startswith("python -m quando_env serve: error: argument --deal: ")
+    assert message in err and "Traceback" not in err, err
+
+
 def plant(monkeypatch, leak: str) -> None:
     """A leak of the kind named, planted in the session."""
     told = Session._event
