@@ -9,6 +9,7 @@ tests fail. SCREENSHOTS_DIR=docs/images writes the docs' screenshot of a game in
 import base64
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -20,6 +21,10 @@ from web_helpers import served
 
 DATA = Path(__file__).parent / "data"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+ON_TOP = ("return [...document.querySelectorAll('#table .qe-can')].filter((c) => { "      # offered cards not whole
+          "const r = c.getBoundingClientRect(); return ![[r.left + 2, r.top + 2], [r.right - 2, r.top + 2], "
+          "[r.right - 2, r.bottom - 2]].every(([x, y]) => c.contains(document.elementFromPoint(x, y))); })"
+          ".map((c) => c.getAttribute('data-at'))")
 PASS_OFFERED = "return [...document.querySelectorAll('[data-action]')].some((b) => b.textContent === 'pass')"
 
 
@@ -169,6 +174,7 @@ def test_a_game_is_played_by_clicking_cards_and_the_agents_last_moves_are_marked
                 break
             marks, cards, names = browser.execute_script(seen)
             marked |= set(marks)
+            assert browser.execute_script(ON_TOP) == [], "an offered card's outline is hidden by another card"
             try:
                 if game == "quando" and by_card == 6:
                     screenshot(browser, "browser-play.png", tmp_path)
@@ -233,6 +239,73 @@ def test_two_people_play_one_game_together_each_in_their_own_page(browser):
     assert errors(browser) == []
 
 
+def test_two_people_and_a_spectator_are_told_every_move_and_shown_the_last_round(browser, tmp_path):
+    """serve --game quando --players 3 --humans 2 read as people read it: the second person's narration names
+    the moves the table shows (never "player_N decided."); every page, the spectator's too, is shown the last
+    round's cards as it ends with its points as a table and the result in words; the page holds no terminal
+    hint; the person's page offers the game's record once it is over, and downloads it."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.expected_conditions import staleness_of
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    rng = np.random.default_rng(3)
+    with served("quando", humans=2, seed=12) as server:
+        requests_made(browser), errors(browser)
+        pages = {}
+        for viewer in (None, 1, 0):
+            if pages:
+                browser.switch_to.new_window("tab")
+            browser.get(server.url(viewer))
+            pages[viewer] = browser.current_window_handle
+        wait_for(browser, "[data-action]")
+        assert not browser.find_elements("css selector", "[data-download]:not([hidden])") or \
+            not browser.find_element("css selector", "#over").is_displayed()
+        while not server.session.over():
+            seat = int(server.session.game.current_player[0])
+            browser.switch_to.window(pages[seat])
+            found = wait_for(browser, "[data-action]")
+            button = found[int(rng.integers(len(found)))]
+            try:
+                button.click()
+            except StaleElementReferenceException:
+                continue
+            WebDriverWait(browser, 30).until(staleness_of(button))
+        told = {}
+        for viewer, page in pages.items():
+            browser.switch_to.window(page)
+            over = wait_for(browser, "[data-game-over]")[0]
+            told[viewer] = browser.find_element("css selector", "#log").text
+            assert re.search(r"Game over: (you win|player_\d wins|.* tie for the win)", over.text), over.text
+            assert "Round 1 is over: the cards are shown." in told[viewer] and "decided" not in told[viewer]
+            table = browser.find_element("css selector", "#log table.points")
+            assert table.find_element("css selector", "caption").text == "Round 1"
+            assert len(table.find_elements("css selector", "tr")) == 4        # a head and a row per seat
+            picture = browser.find_element("css selector", "#table svg").get_attribute("outerHTML")
+            assert "round 1," in picture and "round 2," not in picture and "points [" not in picture
+            assert "Type 'help'" not in browser.find_element("css selector", "body").text
+        for other in ("player_0", "player_2"):
+            assert re.search(rf"^{other} (discards|draws|takes)", told[1], re.M), told[1]
+            assert re.search(rf"^{other} (discards|draws|takes)", told[None], re.M), told[None]
+        assert re.search(r"^You (discard|draw|knock)", told[1], re.M)
+        assert "You watch" in told[None] and not re.search(r"^You ", told[None], re.M)
+        browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+        browser.switch_to.window(pages[1])
+        browser.find_element("css selector", "[data-download]").click()
+        WebDriverWait(browser, 30).until(lambda d: [p for p in tmp_path.glob("*.json")])
+        path, = tmp_path.glob("*.json")
+        WebDriverWait(browser, 30).until(lambda d: path.stat().st_size > 0)
+        from quando_env import record as rec
+
+        assert rec.verify(rec.load(path)) is True and rec.load(path) == server.session.record()
+        urls = requests_made(browser)
+        assert all(u.startswith((f"http://127.0.0.1:{server.port}/", "data:", "blob:")) for u in urls)
+        for viewer in (1, None):
+            browser.switch_to.window(pages[viewer])
+            browser.close()
+        browser.switch_to.window(pages[0])
+    assert errors(browser) == []
+
+
 def played_by(session) -> list[int]:
     """The seat that took each action of the session's game (replaying its record)."""
     from quando_env import record as rec
@@ -248,6 +321,13 @@ def test_a_replay_page_steps_through_and_back_from_any_seat(browser, tmp_path):
     requests_made(browser), errors(browser)
     browser.get(page.as_uri())
     wait_for(browser, "[data-replay-next]")
+    size = browser.get_window_size()
+    browser.set_window_size(1280, 720 + browser.execute_script("return window.outerHeight - window.innerHeight"))
+    table, side, view = browser.execute_script(
+        "const box = (css) => document.querySelector(css).getBoundingClientRect(); return [box('#replay .table'), "
+        "box('#replay .replay-side'), [window.innerWidth, window.innerHeight]]")
+    assert view[1] <= 720 and table["bottom"] <= view[1] and side["bottom"] <= view[1], (table, side, view)
+    assert side["left"] >= table["right"], "the move text beside the table"
     at = browser.find_element("css selector", "[data-replay-at]")
     assert "proven" in browser.find_element("css selector", "[data-replay-proof]").text
     forward = browser.find_element("css selector", "[data-replay-next]")
@@ -270,6 +350,7 @@ def test_a_replay_page_steps_through_and_back_from_any_seat(browser, tmp_path):
     title = browser.find_element("css selector", "#replay svg title").get_attribute("textContent")
     assert title.endswith("view of player_1")
     screenshot(browser, "browser-replay.png", tmp_path)
+    browser.set_window_size(size["width"], size["height"])
     urls = requests_made(browser)
     assert page.as_uri() in urls and all(u.startswith(("file:", "data:")) for u in urls)
     assert errors(browser) == []

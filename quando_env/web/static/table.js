@@ -74,15 +74,21 @@ window.qeTable = (() => {
       const using = chosen ? [] : fits(moves, [...picked, at]);
       card.classList.toggle("qe-picked", chosen);
       card.classList.toggle("qe-can", using.length > 0);
-      if (chosen || using.length) {      // drawn on top of its neighbours (below the marks): its outline shows whole
-        card.parentNode.insertBefore(card, card.parentNode.querySelector(":scope > .qe-mark"));
-      }
+      if (chosen || using.length) raise(card);
       if (chosen || using.length) {
         const tip = document.createElementNS(SVG, "title");
         tip.setAttribute("class", "qe-tip");
         tip.textContent = chosen ? "chosen: click to put it back" : using.map((move) => move.name).join(" or ");
         card.insertBefore(tip, card.firstChild);
       }
+    }
+  }
+
+  // Draws a card (a face: and its card) on top of its neighbours, below the marks: its outline shows whole.
+  function raise(card) {
+    for (let node = card; node && node.hasAttribute && node.hasAttribute("data-at");
+      node = node.parentNode.closest("[data-at]")) {
+      node.parentNode.insertBefore(node, node.parentNode.querySelector(":scope > .qe-mark"));
     }
   }
 
