@@ -35,8 +35,9 @@ Optional, each with the default `Game` gives:
   default False: the lowest, as in Quando and Cabo).
 - hooks `_checked_setup(setup)` (default: taken as given), `move_name(g, a)` (default: action_name),
   `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw), `narrator(labels, seat,
-  terminal)` (the game told to one seat or a spectator: terminal play, the browser), `step_notes(g, before)` (default: none), `reshuffle_record(g)` / `force_reshuffle(g, entry)` (default:
-  no random events inside a round), `points_bounds`, `game_ends`, `max_decisions`, `winners`: without them the
+  terminal)` (the game told to one seat or a spectator: terminal play, the browser), `step_notes(g, before)`
+  (default: none), `reshuffle_record(g)` / `force_reshuffle(g, entry)` (default: no random events inside a
+  round), `points_bounds`, `game_ends`, `max_decisions`, `winners`: without them the
   features that need them raise a clear error.
 - `determinizer` (a function `(obs, k, config, seed) -> k state records` consistent with one player's
   observation, that player as seat 0, e.g. `quando_env.cabo.determinize.draw_states`; default None: no
