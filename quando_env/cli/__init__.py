@@ -69,8 +69,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "python -m quando_env play --help)")
     w.add_argument("--humans", type=argtypes.positive_int, default=1, help="how many people play, at seats SEAT.."
                    "SEAT+HUMANS-1, each from their own address (the other seats are agents)")
-    w.add_argument("--seat", type=argtypes.int_in(0), default=0, help="the (first) person's seat (0..players-1; the "
-                   "game's narration is told at seat 0 only)")
+    w.add_argument("--seat", type=argtypes.int_in(0), default=0, help="the (first) person's seat (0..players-1)")
     w.add_argument("--hints", default=None, metavar="AGENT", help="show beside your moves the probabilities a "
                    "learned agent gives them from your seat's observation: learned (the game's shipped model, for 4 "
                    "players) or learned:PATH")
