@@ -216,9 +216,10 @@ class Server:
         """The game's record, offered to a page once the game is over (it holds every card)."""
         def record():
             self._viewer(request)
-            if not self.session.over():
+            record = self.session.finished_record()
+            if record is None:
                 raise Refused(409, "the record is offered once the game is over (it holds every hidden card)")
-            return self.session.record()
+            return record
         return await _answer(record)
 
     async def _replay(self, request):
@@ -307,6 +308,7 @@ def serve(args, say=print) -> int:
     n, humans = int(args.players), int(args.humans)
     options = {"num_players": n, "episode": args.episode, **rule_options(args)}
     seats = range(args.seat, args.seat + humans)
+
     def over(k, seed):
         say(f"Game {k} is over; its seed was {seed}.", flush=True)
         if args.record:

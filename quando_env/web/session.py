@@ -347,9 +347,15 @@ class Session:
                                                 **({"p": hints[a]} if hints is not None else {})})
         self.snapshot = {"title": self._title(), "game": self.games_played, "turn": self.turn, "over": self.over(),
                          "result": self.result, "moves": moves, "events": self.events,
-                         "next": {v: len(self.events[v]) for v in self.viewers}}
+                         "next": {v: len(self.events[v]) for v in self.viewers},
+                         "record": self.record() if self.over() else None}
 
     # ------------------------------------------------------------------ what a page is told
+    def finished_record(self) -> dict | None:
+        """The record of the game at the table once it is over (None while it runs): read from the snapshot,
+        so a new game dealt meanwhile is never the one sent."""
+        return self.snapshot["record"]
+
     def state(self, since: int = 0, viewer="seat", game: int | None = None) -> dict:
         """What `viewer` (a seat of a person, None: a spectator; default the first person's seat) is told: the
         events from number `since` on (from 0 when `game` is not the one at the table; at most the latest
