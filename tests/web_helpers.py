@@ -18,8 +18,15 @@ def served(game: str, seat: int = 0, opponents: str = "random", seed: int = 1, e
     n = players or PLAYERS[game]
     session = Session(game, {"num_players": n, "episode": episode}, [opponents] * (n - humans),
                       range(seat, seat + humans), seed, pace, hints=hints)
+    with served_session(session) as server:
+        yield server
+
+
+@contextmanager
+def served_session(session, **options):
+    """`session`'s new game served on 127.0.0.1 (any free port) in a thread; `options`: Server's."""
     session.new_game()
-    server = Server(session, "127.0.0.1", 0)
+    server = Server(session, "127.0.0.1", 0, **options)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

@@ -24,7 +24,7 @@ import numpy as np
 from ..opponents import PlayError, make_opponent
 from ..registry import game_module
 from ..svg import svg
-from ..tableview import common_view
+from ..tableview import common_view, place_order
 
 
 class MoveError(ValueError):
@@ -68,15 +68,15 @@ def round_end_view(game, before, action: int, viewer):
 def marks(game, moved: dict, viewer) -> list:
     """[{"at": place, "seat": mover}] of the cards each seat other than `viewer` moved in its last turn
     (`moved`: seat -> handles of Game.moved_cards, the latest mover last), where game 0 shows them now; a
-    place two movers touched is the later one's."""
+    place two movers touched is the later one's. In the table's order of places: the handles are cards, and
+    their order (Cabo's card ids go by rank) would tell the cards."""
     found = {}
     for seat, handles in moved.items():
         for handle in handles if seat != viewer else ():
             at = game.card_place(0, handle)
             if at is not None:
-                found.pop(at, None)
                 found[at] = seat
-    return [{"at": at, "seat": seat} for at, seat in found.items()]
+    return [{"at": at, "seat": found[at]} for at in sorted(found, key=place_order)]
 
 
 def hint(agent, obs) -> dict:

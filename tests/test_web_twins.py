@@ -1,0 +1,217 @@
+"""Every byte the browser table sends a viewer depends only on what that viewer has seen: for every game, every
+seat and the spectator, whole games are played through the real server in twin worlds, two deals that differ
+only in cards the viewer has not seen (two cards of the deck swapped, dealt by the AEC reset's options), with the
+same random legal moves, and every answer of every endpoint is compared byte for byte, status, headers, order
+and length included, up to the step after which the viewer could tell the worlds apart. Planted leaks (the
+marks in the order of card ids, as the server once sent them, among them) fail the same check."""
+import http.client
+import json
+from contextlib import ExitStack
+from functools import partial
+
+import numpy as np
+import pytest
+
+from quando_env.registry import game_class
+from quando_env.tableview import common_view
+from quando_env.web import session as session_module
+from quando_env.web.session import Session, round_end
+from web_helpers import served_session, token_of
+
+PLAYERS = {"quando": 3, "cabo": 3, "help": 3}
+DEALS = 2           # deals per game; each deal gives one twin per viewer
+TRIES = 64          # swaps of two cards tried for each twin deal
+
+
+def exchange(conn, method: str, path: str, token: str, body=None) -> bytes:
+    """The whole answer to one request on a kept-alive connection, as bytes: status, headers in order, body."""
+    headers = {"Host": f"127.0.0.1:{conn.port}", "X-Token": token}
+    data = None if body is None else json.dumps(body).encode()
+    if data is not None:
+        headers.update({"Content-Type": "application/json", "Content-Length": str(len(data))})
+    conn.request(method, path, data, headers)
+    answer = conn.getresponse()
+    out = f"{answer.status}\n".encode() + b"".join(f"{k}: {v}\n".encode("latin-1") for k, v in answer.getheaders())
+    return out + b"\n" + answer.read()
+
+
+def apart(a: bytes, b: bytes) -> str:
+    """Where two answers first differ, with some bytes around it."""
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"lengths {len(a)}, {len(b)}; from byte {k}:\n{a[max(0, k - 150):k + 150]!r}\n{b[max(0, k - 150):k + 150]!r}"
+
+
+def next_event(answer: bytes) -> int:
+    """The number of the next event, from a state answer (exchange's bytes)."""
+    return json.loads(answer.split(b"\n\n", 1)[1])["next"]
+
+
+def known(game, viewer, before=None, action=None):
+    """What `viewer` (a seat; None: a spectator) has seen of game 0 now, written out from the game itself (not
+    the server's code): a seat's observation, legal moves and view, a spectator's common view; the round's
+    last table too when the step from `before` by `action` ended a round."""
+    tables = [game] + ([round_end(game, before, action)] if before is not None and game.round_over[0] else [])
+    views = [common_view([t.table_view(0, s) for s in range(t.num_players)]) if viewer is None
+             else t.table_view(0, viewer) for t in tables]
+    if viewer is None:
+        return views
+    return views, game.observe(players=np.array([viewer])).tobytes(), \
+        int(game.current_player[0]) == viewer and game.legal_action_mask[0].tobytes()
+
+
+def played(name, n, setup, rng) -> list[int]:
+    """The actions of a game of random legal moves from deal `setup` (dealt as the session deals it)."""
+    game = game_class(name)(1, seed=1, autoreset=False, num_players=n, episode="round")
+    game.reset(games=[0], **setup)
+    actions = []
+    while not game.game_over[0] and not game.truncated[0]:
+        actions.append(int(rng.choice(np.flatnonzero(game.legal_action_mask[0]))))
+        game.step(np.array(actions[-1:]))
+    return actions
+
+
+def twin_deal(name, n, setup, actions, viewer, rng, tries=TRIES) -> dict:
+    """A twin of deal `setup` for `viewer`: two cards of the deck swapped, of `tries` random swaps the one
+    under which `actions` keep the viewer unknowing longest while moving the swapped cards most (where game
+    0's Game.moved_cards, as identities, differ): what tells a leak of the cards' identities. Judged by the
+    observations (a spectator knows no more than any seat); the comparison itself judges by `known`."""
+    deck = setup["deck"]
+    pairs = [tuple(rng.choice(len(deck), 2, replace=False)) for _ in range(tries)]
+    worlds = game_class(name)(tries + 1, seed=[1] * (tries + 1), autoreset=False, num_players=n, episode="round")
+    for k, (i, j) in enumerate([(0, 0), *pairs]):
+        worlds.reset(games=[k], **{**setup, "deck": [deck[j] if x == i else deck[i] if x == j else c
+                                                     for x, c in enumerate(deck)]})
+    seats = range(n) if viewer is None else [viewer]
+    unknowing = np.ones((tries + 1, len(seats)), bool)
+    alive, moved, steps = np.ones(tries + 1, bool), np.zeros(tries + 1), np.zeros(tries + 1)
+    for a in actions:
+        alive &= worlds.legal_action_mask[:, a] & ~worlds.game_over
+        before = worlds.states.copy()
+        worlds.step(np.full(alive.sum(), a), games=np.flatnonzero(alive))
+        for s, seat in enumerate(seats):
+            obs = worlds.observe(players=np.full(tries + 1, seat))
+            unknowing[:, s] &= (obs == obs[0]).all(axis=1)
+        alive &= unknowing.any(axis=1)
+        steps += alive
+        if int(before[0]["cur"]) != viewer:        # cards moved out of the viewer's sight, several at once best
+            mine = set(worlds.moved_cards(0, before[0], a))
+            for k in np.flatnonzero(alive):
+                moved[k] += set(worlds.moved_cards(k, before[k], a)) != mine and 1 + len(mine) // 2
+    best = max(range(1, tries + 1), key=lambda k: (moved[k], steps[k]))
+    i, j = pairs[best - 1]
+    return {**setup, "deck": [deck[j] if x == i else deck[i] if x == j else c for x, c in enumerate(deck)]}
+
+
+def dealt(stack, name, n, setup):
+    """A server whose session deals `setup` (the AEC reset's options), every seat a person's, and a
+    connection to it."""
+    session = Session(name, {"num_players": n, "episode": "round"}, [], seats=range(n), seed=1, pace=0)
+    session.env.reset = partial(type(session.env).reset, session.env, options=setup)
+    server = stack.enter_context(served_session(session))
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    stack.callback(conn.close)
+    return server, conn
+
+
+def first_difference(name, n, setup, twin, actions, viewers) -> tuple[str | None, int]:
+    """Play `actions` in the worlds of `setup` and `twin` (while each is legal in both), and compare every
+    answer to `viewers` while each cannot tell the worlds apart: (None, or what first differed; how many
+    (viewer, step) pairs were compared)."""
+    with ExitStack() as stack:
+        worlds, conns = zip(*(dealt(stack, name, n, deal) for deal in (setup, twin)))
+        stack.callback(lambda: [w.stop() for w in worlds])      # both at once
+        tokens = [{v: token_of(w, v) for v in w.session.viewers} for w in worlds]
+        games = [w.session.game for w in worlds]
+
+        def ask(v, method, path, body=None, what=""):
+            """None, or the two answers to viewer v's request where they differ."""
+            a, b = (exchange(c, method, path, t[v], body) for c, t in zip(conns, tokens))
+            answers[v] = a
+            return None if a == b else f"{name}, viewer {v}, {what or method + ' ' + path}: {apart(a, b)}"
+
+        comparing = [v for v in viewers if known(games[0], v) == known(games[1], v)]
+        answers = {}
+        for v in comparing:
+            for path in ("/", "/play.js", "/api/state", "/api/state?game=0"):
+                if found := ask(v, "GET", path):
+                    return found, 0
+        steps = compared = 0
+        for action in actions:
+            mover = int(games[0].current_player[0])
+            if not comparing or mover != int(games[1].current_player[0]) or not all(
+                    g.legal_action_mask[0, action] for g in games):
+                break
+            before = [g.states.copy() for g in games]
+            turn = worlds[0].session.turn
+            moved = [exchange(c, "POST", "/api/move", t[mover], {"action": action, "turn": turn})
+                     for c, t in zip(conns, tokens)]
+            steps += 1
+            comparing = [v for v in comparing
+                         if known(games[0], v, before[0], action) == known(games[1], v, before[1], action)]
+            if mover in comparing and moved[0] != moved[1]:
+                return f"{name}, viewer {mover}, its move {action}: {apart(*moved)}", compared
+            compared += len(comparing)
+            for v in comparing:
+                probes = [("GET", f"/api/state?since={next_event(answers[v])}", None)]
+                if steps % 8 == 0 and not games[0].game_over[0]:   # refused moves and games, the whole history
+                    probes += [("POST", "/api/move", {"action": action, "turn": turn}),
+                               ("POST", "/api/move", {"action": 10**6, "turn": turn + 1}),
+                               ("POST", "/api/new", {"game": 1}), ("GET", "/api/state?since=0", None)]
+                for method, path, body in probes:
+                    if found := ask(v, method, path, body, f"{method} {path} {body} after {steps} steps"):
+                        return found, compared
+        for v in comparing:
+            if found := ask(v, "GET", "/api/state?since=0", what="the whole game"):
+                return found, compared
+    return None, compared
+
+
+def check_game(name, deals=DEALS, seed=0) -> tuple[str | None, int]:
+    """Twin worlds for every viewer of `deals` deals of game `name`: (the first difference found, or None; how
+    many (viewer, step) pairs were compared)."""
+    n = PLAYERS[name]
+    viewers = (*range(n), None)
+    rng = np.random.default_rng(seed)
+    total = 0
+    for deal in range(deals):
+        setup = game_class(name)(1, seed=1000 * seed + deal, num_players=n, episode="round").round_setup(0)
+        actions = played(name, n, setup, rng)
+        for viewer in viewers:
+            twin = twin_deal(name, n, setup, actions, viewer, rng)
+            found, compared = first_difference(name, n, setup, twin, actions, viewers)
+            total += compared
+            if found:
+                return found, total
+    return None, total
+
+
+@pytest.mark.parametrize("name", sorted(PLAYERS))
+def test_every_answer_is_the_same_in_worlds_the_viewer_cannot_tell_apart(name):
+    found, compared = check_game(name)
+    assert found is None, found
+    assert compared >= 100
+
+
+def marks_in_card_order(game, moved, viewer):
+    """The marks as the server once built them: in the order of the cards' handles (Cabo's card ids)."""
+    found = {}
+    for seat, handles in moved.items():
+        for handle in handles if seat != viewer else ():
+            at = game.card_place(0, handle)
+            if at is not None:
+                found.pop(at, None)
+                found[at] = seat
+    return [{"at": at, "seat": seat} for at, seat in found.items()]
+
+
+@pytest.mark.parametrize("leak", ["marks in card order", "picture", "line"])
+def test_a_planted_leak_makes_the_twin_worlds_differ(monkeypatch, leak):
+    if leak == "marks in card order":
+        monkeypatch.setattr(session_module, "marks", marks_in_card_order)
+    elif leak == "picture":     # every seat's hand drawn (of the real game)
+        monkeypatch.setattr(session_module, "seat_view", lambda game, viewer: game.table_view(0, None))
+    else:                       # a line with the whole table as text
+        told = Session._event
+        monkeypatch.setattr(Session, "_event", lambda self, viewer, view, lines, **kw: told(
+            self, viewer, view, [*lines, self.game.render_text(0)], **kw))
+    assert check_game("cabo", deals=1)[0] is not None
