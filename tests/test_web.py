@@ -15,7 +15,7 @@ from quando_env.web import session as session_module
 from quando_env.web.replay_page import html_page, replay_data
 from quando_env.web.session import Session, hint, round_end, round_end_view
 from quando_env.svg import svg
-from quando_env.tableview import common_view
+from quando_env.tableview import common_view, place_order
 from web_helpers import PLAYERS, request, served, token_of
 
 GAMES = sorted(PLAYERS)
@@ -66,7 +66,7 @@ def last_turns_marked(table, steps, viewer) -> list:
         for at in (table.card_place(0, h) for h in handles if seat != viewer):
             if at is not None:
                 found[at] = seat
-    return sorted((at, seat) for at, seat in found.items())
+    return sorted(found.items(), key=lambda item: place_order(item[0]))     # the table's order
 
 
 def what_the_viewer_may_know(session, viewer) -> tuple[set, set, dict]:
@@ -128,7 +128,7 @@ def check_told(answers, session, viewer="seat") -> None:
             assert str(session.seed) not in json.dumps(state), "the seed before the game's end"
         for event in state["events"]:
             assert set(event) == {"svg", "lines", "reveal", "marks"}
-            marked = json.dumps(sorted((m["at"], m["seat"]) for m in event["marks"]))
+            marked = json.dumps([(m["at"], m["seat"]) for m in event["marks"]])
             assert (event["svg"], marked) in pictures, "a picture or marks the viewer never saw"
             for line in event["lines"]:
                 assert line in texts or re.fullmatch(r".*, \d players\. (You are player_\d; the others|You watch): .*",
