@@ -67,6 +67,34 @@ def host_name(text: str) -> str:
     raise argparse.ArgumentTypeError(f"{shown(text)} is not a host name or an IP address")
 
 
+def bind_host(text: str) -> str:
+    """An address to bind, spelled as a browser's address bar and Host header spell it: an IP address in its
+    canonical form (IPv4's legacy forms, 0, 127.1, 0x7f000001, 010.0.0.1, read as inet_aton and URLs read them),
+    "" as 0.0.0.0 (every address), or a host name (lower case)."""
+    import ipaddress
+    import socket
+
+    if text == "":
+        return "0.0.0.0"
+    if re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)(\.(0[xX][0-9a-fA-F]+|[0-9]+))*", text):
+        try:
+            return str(ipaddress.IPv4Address(socket.inet_aton(text)))
+        except OSError:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not an IPv4 address") from None
+    return host_name(text)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (as bind_host spells it) is an address or name of this computer only (127.0.0.0/8, ::1,
+    localhost)."""
+    import ipaddress
+
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 positive_int = int_in(1)
 seed = int_in(0, SEED_MAX)            # a game seed (game j of a batch gets seed + j: see check_seed_room)
 probability = float_in(0.0, 1.0)
