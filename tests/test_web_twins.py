@@ -7,7 +7,6 @@ marks in the order of card ids, as the server once sent them, among them) fail t
 import http.client
 import json
 from contextlib import ExitStack
-from functools import partial
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from quando_env.registry import game_class
 from quando_env.tableview import common_view
 from quando_env.web import session as session_module
-from quando_env.web.session import Session, round_end
+from quando_env.web.session import Session
 from web_helpers import served_session, token_of
 
 PLAYERS = {"quando": 3, "cabo": 3, "help": 3}
@@ -46,16 +45,13 @@ def next_event(answer: bytes) -> int:
     return json.loads(answer.split(b"\n\n", 1)[1])["next"]
 
 
-def known(game, viewer, before=None, action=None):
+def known(game, viewer):
     """What `viewer` (a seat; None: a spectator) has seen of game 0 now, written out from the game itself (not
-    the server's code): a seat's observation, legal moves and view, a spectator's common view; the round's
-    last table too when the step from `before` by `action` ended a round."""
-    tables = [game] + ([round_end(game, before, action)] if before is not None and game.round_over[0] else [])
-    views = [common_view([t.table_view(0, s) for s in range(t.num_players)]) if viewer is None
-             else t.table_view(0, viewer) for t in tables]
+    the server's code): a seat's view, observation and legal moves, a spectator's common view (the games are
+    of one round: the round's end, with what its rules reveal, is the game's)."""
     if viewer is None:
-        return views
-    return views, game.observe(players=np.array([viewer])).tobytes(), \
+        return common_view([game.table_view(0, s) for s in range(game.num_players)])
+    return game.table_view(0, viewer), game.observe(players=np.array([viewer])).tobytes(), \
         int(game.current_player[0]) == viewer and game.legal_action_mask[0].tobytes()
 
 
@@ -106,69 +102,93 @@ def dealt(stack, name, n, setup):
     """A server whose session deals `setup` (the AEC reset's options), every seat a person's, and a
     connection to it."""
     session = Session(name, {"num_players": n, "episode": "round"}, [], seats=range(n), seed=1, pace=0)
-    session.env.reset = partial(type(session.env).reset, session.env, options=setup)
+    env = session.env
+    env.reset = lambda seed=None, options=None: type(env).reset(env, seed=seed, options=setup)
     server = stack.enter_context(served_session(session))
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
     stack.callback(conn.close)
     return server, conn
 
 
-def first_difference(name, n, setup, twin, actions, viewers) -> tuple[str | None, int]:
-    """Play `actions` in the worlds of `setup` and `twin` (while each is legal in both), and compare every
-    answer to `viewers` while each cannot tell the worlds apart: (None, or what first differed; how many
-    (viewer, step) pairs were compared)."""
+class Twins:
+    """The servers of one world and of its twins, and which viewers cannot yet tell each twin from it."""
+
+    def __init__(self, stack, name, n, setup, twins, viewers):
+        self.name, self.viewers = name, viewers
+        self.worlds, self.conns = zip(*(dealt(stack, name, n, deal) for deal in (setup, *twins)))
+        stack.callback(lambda: [w.stop() for w in self.worlds])      # all at once
+        self.tokens = [{v: token_of(w, v) for v in w.session.viewers} for w in self.worlds]
+        self.games = [w.session.game for w in self.worlds]
+        self.comparing = {k: list(viewers) for k in range(1, len(self.games))}
+        self.answers = {}
+        self.seen()
+
+    def seen(self) -> None:
+        """Keep comparing each viewer in each twin it still cannot tell from the first world."""
+        g = self.games
+        self.comparing = {k: [v for v in seeing if known(g[0], v) == known(g[k], v)]
+                          for k, seeing in self.comparing.items()}
+
+    def ask(self, v, method, path, body=None, what=""):
+        """None, or where the answers to viewer v's request differ between the first world and a twin."""
+        self.answers[v] = a = exchange(self.conns[0], method, path, self.tokens[0][v], body)
+        for k in (k for k, seeing in self.comparing.items() if v in seeing):
+            if a != (b := exchange(self.conns[k], method, path, self.tokens[k][v], body)):
+                return f"{self.name}, viewer {v}, {what or method + ' ' + path}: {apart(a, b)}"
+        return None
+
+    def move(self, action) -> str | None:
+        """Play `action` in the first world and in each twin where it is legal and compared (the others are
+        dropped); None, or where the mover's answers differ."""
+        g, mover, turn = self.games, int(self.games[0].current_player[0]), self.worlds[0].session.turn
+        played = [k for k, seeing in self.comparing.items()
+                  if seeing and int(g[k].current_player[0]) == mover and g[k].legal_action_mask[0, action]]
+        self.comparing = {k: self.comparing[k] if k in played else [] for k in self.comparing}
+        moved = {k: exchange(self.conns[k], "POST", "/api/move", self.tokens[k][mover],
+                             {"action": action, "turn": turn}) for k in (0, *played)}
+        self.seen()
+        for k in played:
+            if mover in self.comparing[k] and moved[k] != moved[0]:
+                return f"{self.name}, viewer {mover}, its move {action}: {apart(moved[0], moved[k])}"
+        return None
+
+
+def first_difference(name, n, setup, twins, actions, viewers) -> tuple[str | None, int]:
+    """Play `actions` in the world of `setup` and in each of `twins` (while legal in both), and compare every
+    answer to each of `viewers` in the first world and in each twin the viewer cannot tell from it: (None, or
+    what first differed; how many (viewer, twin, step) triples were compared)."""
+    compared = 0
     with ExitStack() as stack:
-        worlds, conns = zip(*(dealt(stack, name, n, deal) for deal in (setup, twin)))
-        stack.callback(lambda: [w.stop() for w in worlds])      # both at once
-        tokens = [{v: token_of(w, v) for v in w.session.viewers} for w in worlds]
-        games = [w.session.game for w in worlds]
-
-        def ask(v, method, path, body=None, what=""):
-            """None, or the two answers to viewer v's request where they differ."""
-            a, b = (exchange(c, method, path, t[v], body) for c, t in zip(conns, tokens))
-            answers[v] = a
-            return None if a == b else f"{name}, viewer {v}, {what or method + ' ' + path}: {apart(a, b)}"
-
-        comparing = [v for v in viewers if known(games[0], v) == known(games[1], v)]
-        answers = {}
-        for v in comparing:
+        table = Twins(stack, name, n, setup, twins, viewers)
+        for v in viewers:
             for path in ("/", "/play.js", "/api/state", "/api/state?game=0"):
-                if found := ask(v, "GET", path):
+                if found := table.ask(v, "GET", path):
                     return found, 0
-        steps = compared = 0
-        for action in actions:
-            mover = int(games[0].current_player[0])
-            if not comparing or mover != int(games[1].current_player[0]) or not all(
-                    g.legal_action_mask[0, action] for g in games):
+        for step, action in enumerate(actions):
+            turn = table.worlds[0].session.turn
+            if not any(table.comparing.values()):
                 break
-            before = [g.states.copy() for g in games]
-            turn = worlds[0].session.turn
-            moved = [exchange(c, "POST", "/api/move", t[mover], {"action": action, "turn": turn})
-                     for c, t in zip(conns, tokens)]
-            steps += 1
-            comparing = [v for v in comparing
-                         if known(games[0], v, before[0], action) == known(games[1], v, before[1], action)]
-            if mover in comparing and moved[0] != moved[1]:
-                return f"{name}, viewer {mover}, its move {action}: {apart(*moved)}", compared
-            compared += len(comparing)
-            for v in comparing:
-                probes = [("GET", f"/api/state?since={next_event(answers[v])}", None)]
-                if steps % 8 == 0 and not games[0].game_over[0]:   # refused moves and games, the whole history
+            if found := table.move(action):
+                return found, compared
+            compared += sum(map(len, table.comparing.values()))
+            for v in viewers:
+                probes = [("GET", f"/api/state?since={next_event(table.answers[v])}", None)]
+                if step % 4 == 0 and not table.games[0].game_over[0]:   # refused moves and games, all events
                     probes += [("POST", "/api/move", {"action": action, "turn": turn}),
                                ("POST", "/api/move", {"action": 10**6, "turn": turn + 1}),
                                ("POST", "/api/new", {"game": 1}), ("GET", "/api/state?since=0", None)]
                 for method, path, body in probes:
-                    if found := ask(v, method, path, body, f"{method} {path} {body} after {steps} steps"):
+                    if found := table.ask(v, method, path, body, f"{method} {path} {body} after {step + 1} steps"):
                         return found, compared
-        for v in comparing:
-            if found := ask(v, "GET", "/api/state?since=0", what="the whole game"):
+        for v in viewers:
+            if found := table.ask(v, "GET", "/api/state?since=0", what="the whole game"):
                 return found, compared
     return None, compared
 
 
 def check_game(name, deals=DEALS, seed=0) -> tuple[str | None, int]:
     """Twin worlds for every viewer of `deals` deals of game `name`: (the first difference found, or None; how
-    many (viewer, step) pairs were compared)."""
+    many (viewer, twin, step) triples were compared)."""
     n = PLAYERS[name]
     viewers = (*range(n), None)
     rng = np.random.default_rng(seed)
@@ -176,12 +196,11 @@ def check_game(name, deals=DEALS, seed=0) -> tuple[str | None, int]:
     for deal in range(deals):
         setup = game_class(name)(1, seed=1000 * seed + deal, num_players=n, episode="round").round_setup(0)
         actions = played(name, n, setup, rng)
-        for viewer in viewers:
-            twin = twin_deal(name, n, setup, actions, viewer, rng)
-            found, compared = first_difference(name, n, setup, twin, actions, viewers)
-            total += compared
-            if found:
-                return found, total
+        twins = [twin_deal(name, n, setup, actions, viewer, rng) for viewer in viewers]
+        found, compared = first_difference(name, n, setup, twins, actions, viewers)
+        total += compared
+        if found:
+            return found, total
     return None, total
 
 
