@@ -1,8 +1,9 @@
 """Every byte the browser table sends a viewer depends only on what that viewer has seen: for every game, every
 seat and the spectator, whole games are played through the real server in twin worlds, two deals that differ
-only in cards the viewer has not seen (two cards of the deck swapped, dealt by the AEC reset's options), with the
-same random legal moves, and every answer of every endpoint is compared byte for byte, status, headers, order
-and length included, up to the step after which the viewer could tell the worlds apart. Planted leaks (the
+only in cards the viewer has not seen (two cards of the deck swapped, dealt by the AEC reset's options; of many
+random swaps, the one whose cards the game's moves move most out of the viewer's sight), with the same random
+legal moves, and every answer of every endpoint is compared byte for byte, status, headers, order and length
+included, up to the step after which the viewer could tell the worlds apart. Planted leaks (the
 marks in the order of card ids, as the server once sent them, among them) fail the same check."""
 import http.client
 import json
