@@ -55,9 +55,17 @@ def float_in(lo: float, hi: float | None = None, above: bool = False):
 
 
 def host_name(text: str) -> str:
-    """A host name (letters, digits, dots, hyphens) or an IP address, as a browser's Host header names it."""
+    """A host name (letters, digits, dots, hyphens, lower-cased) or an IP address, spelled as a browser's address
+    bar and Host header spell it: an IP address in its canonical form, IPv4's legacy forms (127.1, 0x7f000001,
+    010.0.0.1) read as inet_aton and URLs read them."""
     import ipaddress
+    import socket
 
+    if re.fullmatch(r"(0[xX][0-9a-fA-F]+|[0-9]+)(\.(0[xX][0-9a-fA-F]+|[0-9]+))*", text):
+        try:
+            return str(ipaddress.IPv4Address(socket.inet_aton(text)))
+        except OSError:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not an IPv4 address") from None
     try:
         return str(ipaddress.ip_address(text.strip("[]")))
     except ValueError:
@@ -65,6 +73,22 @@ def host_name(text: str) -> str:
                                     for label in text.split(".")):
             return text.lower()
     raise argparse.ArgumentTypeError(f"{shown(text)} is not a host name or an IP address")
+
+
+def bind_host(text: str) -> str:
+    """An address to bind, as host_name spells it, "" as 0.0.0.0 (every address)."""
+    return "0.0.0.0" if text == "" else host_name(text)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (as bind_host spells it) is an address or name of this computer only (127.0.0.0/8, ::1,
+    localhost)."""
+    import ipaddress
+
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 positive_int = int_in(1)

@@ -19,6 +19,13 @@ def place(area: str, zone: int, card: int, face: int | None = None) -> str:
     return f"{area}{zone}.{card}" + ("" if face is None else f".{face}")
 
 
+def place_order(at: str) -> tuple:
+    """A `place`'s key in the table's own order (seats before the table, then zone, card, face): a canonical
+    order of places that, unlike the order of card ids, tells nothing of which cards lie there."""
+    area, *numbers = at.split(".")
+    return (area[0], int(area[1:]), *map(int, numbers))
+
+
 @dataclass(frozen=True)
 class Card:
     """A card as the viewer sees it. `faces`: the printed faces shown, top to bottom (one for most games;

@@ -15,7 +15,7 @@ from quando_env.web import session as session_module
 from quando_env.web.replay_page import html_page, replay_data
 from quando_env.web.session import Session, hint
 from quando_env.svg import svg
-from quando_env.tableview import common_view
+from quando_env.tableview import common_view, place_order
 from web_helpers import PLAYERS, request, served, token_of
 
 GAMES = sorted(PLAYERS)
@@ -66,7 +66,7 @@ def last_turns_marked(table, steps, viewer) -> list:
         for at in (table.card_place(0, h) for h in handles if seat != viewer):
             if at is not None:
                 found[at] = seat
-    return sorted((at, seat) for at, seat in found.items())
+    return sorted(found.items(), key=lambda item: place_order(item[0]))     # the table's order
 
 
 def table_left(g, before, a):
@@ -141,7 +141,7 @@ def check_told(answers, session, viewer="seat") -> None:
             assert str(session.seed) not in json.dumps(state), "the seed before the game's end"
         for event in state["events"]:
             assert set(event) - {"points"} == {"svg", "lines", "reveal", "marks"}
-            marked = json.dumps(sorted((m["at"], m["seat"]) for m in event["marks"]))
+            marked = json.dumps([(m["at"], m["seat"]) for m in event["marks"]])
             assert event["svg"] is None and not event["marks"] or (event["svg"], marked) in pictures, \
                 "a picture or marks the viewer never saw"
             assert "points" not in event or json.dumps(event["points"]) in tables, event["points"]

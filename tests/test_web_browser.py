@@ -198,13 +198,31 @@ def test_a_game_is_played_by_clicking_cards_and_the_agents_last_moves_are_marked
     assert errors(browser) == []
 
 
-def test_two_people_play_one_game_together_each_in_their_own_page(browser):
-    """serve --game cabo --players 2 --humans 2: a tab per seat, each clicking its own moves when its turn comes
-    (the other page learns of them by asking the server), to the game's end in both."""
+def played_by_clicks(driver, server, pages: dict, rng) -> dict:
+    """Play the served game to its end by clicking a random move button in the page (`pages`: seat -> window)
+    of whoever decides; {seat: clicks}."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.expected_conditions import staleness_of
     from selenium.webdriver.support.ui import WebDriverWait
 
+    clicks = dict.fromkeys(pages, 0)
+    while not server.session.over():
+        seat = int(server.session.game.current_player[0])
+        driver.switch_to.window(pages[seat])
+        found = wait_for(driver, "[data-action]")
+        button = found[int(rng.integers(len(found)))]
+        try:
+            button.click()
+        except StaleElementReferenceException:
+            continue
+        clicks[seat] += 1
+        WebDriverWait(driver, 30).until(staleness_of(button))
+    return clicks
+
+
+def test_two_people_play_one_game_together_each_in_their_own_page(browser):
+    """serve --game cabo --players 2 --humans 2: a tab per seat, each clicking its own moves when its turn comes
+    (the other page learns of them by asking the server), to the game's end in both."""
     rng = np.random.default_rng(1)
     with served("cabo", humans=2, seed=11) as server:
         requests_made(browser), errors(browser)
@@ -213,18 +231,7 @@ def test_two_people_play_one_game_together_each_in_their_own_page(browser):
         browser.switch_to.new_window("tab")
         browser.get(server.url(1))
         pages[1] = browser.current_window_handle
-        clicks = {0: 0, 1: 0}
-        while not server.session.over():
-            seat = int(server.session.game.current_player[0])
-            browser.switch_to.window(pages[seat])
-            found = wait_for(browser, "[data-action]")
-            button = found[int(rng.integers(len(found)))]
-            try:
-                button.click()
-            except StaleElementReferenceException:
-                continue
-            clicks[seat] += 1
-            WebDriverWait(browser, 30).until(staleness_of(button))
+        clicks = played_by_clicks(browser, server, pages, rng)
         for seat, page in pages.items():
             browser.switch_to.window(page)
             over = wait_for(browser, "[data-game-over]")[0]
@@ -244,8 +251,6 @@ def test_two_people_and_a_spectator_are_told_every_move_and_shown_the_last_round
     the moves the table shows (never "player_N decided."); every page, the spectator's too, is shown the last
     round's cards as it ends with its points as a table and the result in words; the page holds no terminal
     hint; the person's page offers the game's record once it is over, and downloads it."""
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.expected_conditions import staleness_of
     from selenium.webdriver.support.ui import WebDriverWait
 
     rng = np.random.default_rng(3)
@@ -260,16 +265,7 @@ def test_two_people_and_a_spectator_are_told_every_move_and_shown_the_last_round
         wait_for(browser, "[data-action]")
         assert not browser.find_elements("css selector", "[data-download]:not([hidden])") or \
             not browser.find_element("css selector", "#over").is_displayed()
-        while not server.session.over():
-            seat = int(server.session.game.current_player[0])
-            browser.switch_to.window(pages[seat])
-            found = wait_for(browser, "[data-action]")
-            button = found[int(rng.integers(len(found)))]
-            try:
-                button.click()
-            except StaleElementReferenceException:
-                continue
-            WebDriverWait(browser, 30).until(staleness_of(button))
+        played_by_clicks(browser, server, pages, rng)
         told = {}
         for viewer, page in pages.items():
             browser.switch_to.window(page)

@@ -9,7 +9,7 @@ import pytest
 
 from quando_env.checks import SEED_MAX
 from quando_env.cli import main, parse_args
-from quando_env.web.server import CSP, Server, is_loopback
+from quando_env.web.server import CSP, Server, answered, is_loopback
 from quando_env.web.session import Session
 from web_helpers import request, served, token_of
 
@@ -261,3 +261,167 @@ def test_hints_from_an_agent_without_move_scores_are_refused_before_serving(monk
     monkeypatch.setattr(Server, "run", lambda self: pytest.fail("served"))
     assert main(["serve", "--game", "cabo", "--players", "2", "--port", "0", "--hints", "random"]) == 2
     assert "--hints random: this agent gives no move scores" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- deadlines, limits, hosts
+def test_a_connection_stalled_inside_its_request_head_is_closed_at_the_head_deadline():
+    """uvicorn stops its keep-alive timer at a connection's first byte and has no timeout for the rest of the
+    head: the server's own deadline (scaled down here) closes it."""
+    with served("cabo", head_seconds=0.3) as server:
+        for data in (b"G", b"GET /api/state HTTP/1.1\r\nHost: 127.0.0"):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+                s.sendall(data)
+                assert closed(s)
+
+
+def test_stalled_sockets_at_the_connection_limit_lock_no_one_out():
+    """More connections than the limit (scaled down here) each send one byte and stop: a page load is
+    answered at once (a new connection closes the oldest one without a whole request), and the deadline
+    closes the rest."""
+    with served("cabo", connections=20, head_seconds=1) as server:
+        sockets = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(40)]
+        try:
+            for s in sockets:
+                s.sendall(b"G")
+            assert request(server, "GET", "/", token=False, timeout=10)[0] == 200
+            assert request(server, "GET", "/api/state", timeout=10)[0] == 200
+            assert all(map(closed, sockets))
+        finally:
+            for s in sockets:
+                s.close()
+
+
+def closed(s) -> bool:
+    """Whether the server closed socket s (waiting for it at most s's timeout): a clean end or a reset (a
+    socket closed with a byte the server never read)."""
+    try:
+        return s.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_a_body_that_stalls_is_refused_at_the_body_deadline():
+    with served("cabo", body_seconds=0.3) as server:
+        head = (f"POST /api/move HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Token: {server.token}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            s.sendall(head.encode())
+            assert s.recv(4096).startswith(b"HTTP/1.1 408 ")
+
+
+def test_a_second_upload_is_refused_before_its_body_is_read():
+    """One record is replayed at a time: while an upload holds the turn (its body stalled), another is
+    answered 503 without a byte of its body sent."""
+    with served("cabo", body_seconds=60) as server:
+        head = (f"POST /api/replay HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Token: {server.token}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n")
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as first:
+            first.sendall(head.encode() + b"{")
+            assert request(server, "GET", "/api/state", timeout=10)[0] == 200     # the first is being read
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as second:
+                second.sendall(head.encode())
+                assert second.recv(4096).startswith(b"HTTP/1.1 503 ")
+
+
+def test_a_slow_state_build_holds_up_no_page():
+    """Answers are built and serialised in a worker thread: a state read that takes long (here: until the
+    test lets it go) does not hold up another person's page."""
+    import threading
+
+    with served("cabo") as server:
+        started, release = threading.Event(), threading.Event()
+        build = server.session.state
+
+        def slow(*args, **kwargs):
+            started.set()
+            release.wait(60)
+            return build(*args, **kwargs)
+        server.session.state = slow
+        with ThreadPoolExecutor(1) as pool:
+            reading = pool.submit(request, server, "GET", "/api/state", timeout=60)
+            try:
+                assert started.wait(10)
+                assert request(server, "GET", "/", token=False, timeout=10)[0] == 200
+                assert not reading.done()
+            finally:
+                release.set()
+            assert reading.result()[0] == 200
+
+
+def test_answers_go_out_without_waiting_for_the_clients_acks(server):
+    """TCP_NODELAY on every connection (asyncio sets it only on sockets made with proto=IPPROTO_TCP): else an
+    answer's head and body wait on the client's delayed ACK, 40 ms a request on a kept-alive connection."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.request("GET", "/", headers={"Host": f"127.0.0.1:{server.port}"})
+        assert conn.getresponse().read()
+        protocols = list(server.uvicorn.server_state.connections)
+        assert protocols and all(p.transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP,
+                                                                                 socket.TCP_NODELAY)
+                                 for p in protocols)
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("argv", [["--host", "127.1"], ["--host", "0x7f000001"], ["--host", "::1"],
+                                  ["--host", "127.0.0.1"], ["--host", "localhost"],
+                                  ["--host", "0", "--allow-host", "127.1"],
+                                  ["--host", "::", "--allow-host", "::1"]],
+                         ids=["127.1", "0x7f000001", "::1", "127.0.0.1", "localhost", "0", "::"])
+def test_every_address_serve_prints_answers(monkeypatch, capsys, argv):
+    """Each printed address opened as a browser opens it (its Host as the address names it): the page and the
+    state answer 200."""
+    import threading
+    from urllib.parse import urlsplit
+
+    run, loaded = Server.run, []
+
+    def load(self):
+        thread = threading.Thread(target=run, args=(self,), daemon=True)
+        thread.start()
+        try:
+            for line in capsys.readouterr().out.splitlines():
+                if line.startswith(("Open ", "Watch ")):
+                    url = urlsplit(line.split()[1])
+                    for path, token in (("/", None), ("/api/state", url.query.partition("=")[2])):
+                        loaded.append(get(url.hostname, url.port, path, {"Host": url.netloc}, token))
+        finally:
+            self.stop()
+            thread.join()
+    monkeypatch.setattr(Server, "run", load)
+    assert main(["serve", "--game", "cabo", "--players", "2", "--port", "0", *argv]) == 0
+    assert loaded == [200] * 4
+
+
+def get(host, port, path, headers, token) -> int:
+    """The status of a GET to host:port with these headers (and the token, if any)."""
+    import http.client
+
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        conn.request("GET", path, headers={**headers, **({"X-Token": token} if token else {})})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("host", ["0", "0.0.0.0", "", "::", "0x0", "192.168.1.20", "10.1", "box.lan"])
+def test_serve_beyond_this_computer_needs_allow_host(host, capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["serve", "--game", "cabo", "--players", "2", "--host", host])
+    assert "--allow-host NAME" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.1", "0x7f000001", "127.0.0.2", "::1", "[::1]", "localhost"])
+def test_serve_on_this_computer_alone_needs_no_allow_host(host):
+    assert is_loopback(parse_args(["serve", "--game", "cabo", "--players", "2", "--host", host]).host)
+
+
+def test_on_port_80_a_host_without_the_port_is_answered():
+    """A browser leaves HTTP's own port out of the Host header and the address."""
+    hosts, base = answered("127.0.0.1", (), 80)
+    assert {"127.0.0.1", "127.0.0.1:80", "localhost", "[::1]"} <= hosts and base == "http://127.0.0.1/"
+    hosts, base = answered("0x7f000001", (), 8000)
+    assert "127.0.0.1" not in hosts and "127.0.0.1:8000" in hosts and base == "http://127.0.0.1:8000/"

@@ -12,14 +12,21 @@ PLAYERS = {"quando": 3, "cabo": 2, "help": 3}
 
 @contextmanager
 def served(game: str, seat: int = 0, opponents: str = "random", seed: int = 1, episode: str = "round",
-           pace: float = 0.0, humans: int = 1, players: int | None = None, hints: str | None = None):
+           pace: float = 0.0, humans: int = 1, players: int | None = None, hints: str | None = None, **options):
     """A server on 127.0.0.1 (any free port), run in a thread, holding a new game of `game` with people at
-    seats seat..seat+humans-1."""
+    seats seat..seat+humans-1; `options`: Server's (its deadlines and connection limit)."""
     n = players or PLAYERS[game]
     session = Session(game, {"num_players": n, "episode": episode}, [opponents] * (n - humans),
                       range(seat, seat + humans), seed, pace, hints=hints)
+    with served_session(session, **options) as server:
+        yield server
+
+
+@contextmanager
+def served_session(session, **options):
+    """`session`'s new game served on 127.0.0.1 (any free port) in a thread; `options`: Server's."""
     session.new_game()
-    server = Server(session, "127.0.0.1", 0)
+    server = Server(session, "127.0.0.1", 0, **options)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

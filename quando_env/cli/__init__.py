@@ -83,11 +83,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     w.add_argument("--pace", type=argtypes.float_in(0.0, 10.0), default=0.6, help="seconds between the agents' "
                    "moves in the page (0: no pause; the page can change it)")
     w.add_argument("--port", type=argtypes.int_in(0, 65535), default=8000, help="0: any free port")
-    w.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1, this computer "
-                   "only; 0.0.0.0 or another address serves other computers too, with a warning)")
+    w.add_argument("--host", type=argtypes.bind_host, default="127.0.0.1", help="the address to bind (default "
+                   "127.0.0.1, this computer only; 0.0.0.0 or another address serves other computers too, with "
+                   "--allow-host and a warning)")
     w.add_argument("--allow-host", type=argtypes.host_name, action="append", metavar="NAME", help="a name or "
                    "address other computers open the server at (this computer's LAN address, say); repeatable; "
-                   "needed with --host 0.0.0.0")
+                   "needed with every --host but this computer's own (127.0.0.1, ::1, localhost)")
     sub.add_parser("warmup", help="compile every game's numba kernels ahead (30-60 s per game the first time, "
                    "then cached on disk), a line per game with the time taken", allow_abbrev=False)
     for name, what in agent_commands.COMMANDS.items():       # main runs them (their own --help lists options)
@@ -129,9 +130,10 @@ def check_serve(parser: argparse.ArgumentParser, args) -> None:
         option = "--humans" if args.humans > 1 else "--seat"
         parser.error(f"argument {option}: {args.humans} people from seat {args.seat} need seats up to "
                      f"{args.seat + args.humans - 1}, and the seats are 0..{args.players - 1}")
-    if args.host in ("0.0.0.0", "::", "") and not args.allow_host:
-        parser.error(f"argument --host: {args.host!r} serves every address of this computer, and other computers "
-                     "reach it by one of them: name it with --allow-host NAME (this computer's LAN address, say)")
+    if not argtypes.is_loopback(args.host) and not args.allow_host:
+        every = " (every address of this computer)" if args.host in ("0.0.0.0", "::") else ""
+        parser.error(f"argument --host: {args.host} serves other computers too{every}: name the address they open "
+                     "it at with --allow-host NAME (this computer's LAN address, say)")
 
 
 def main(argv=None) -> int:

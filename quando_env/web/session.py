@@ -33,7 +33,7 @@ from ..files import read_json
 from ..opponents import PlayError, make_opponent
 from ..registry import game_class
 from ..svg import svg
-from ..tableview import common_view, over_text
+from ..tableview import common_view, over_text, place_order
 
 MAX_EVENTS = 200    # events one answer holds at most (the latest): a page that missed more shows these
 PICTURES = 24       # the latest events that keep their picture: a turn of every agent of a 6-player table
@@ -102,15 +102,15 @@ def keep(record: dict, folder, number: int) -> str:
 def marks(game, moved: dict, viewer) -> list:
     """[{"at": place, "seat": mover}] of the cards each seat other than `viewer` moved in its last turn
     (`moved`: seat -> handles of Game.moved_cards, the latest mover last), where game 0 shows them now; a
-    place two movers touched is the later one's."""
+    place two movers touched is the later one's. In the table's order of places: the handles are cards, and
+    their order (Cabo's card ids go by rank) would tell the cards."""
     found = {}
     for seat, handles in moved.items():
         for handle in handles if seat != viewer else ():
             at = game.card_place(0, handle)
             if at is not None:
-                found.pop(at, None)
                 found[at] = seat
-    return [{"at": at, "seat": seat} for at, seat in found.items()]
+    return [{"at": at, "seat": found[at]} for at in sorted(found, key=place_order)]
 
 
 def hint(agent, observation, mask) -> dict:
