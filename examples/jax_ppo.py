@@ -250,9 +250,20 @@ def plot(log: list, path: Path, title: str) -> None:
     plt.close(fig)
 
 
+def plan(hp: Hyper) -> list[str]:
+    """What the run will do, said before the long compilation: the decisions, rounded up to whole calls."""
+    per_call = hp.envs * hp.steps * hp.updates_per_log
+    total = hp.calls * per_call
+    lines = [f"--decisions {hp.decisions:,} rounded up to {total:,}: {hp.calls} calls of {hp.updates_per_log} "
+             f"updates, each {hp.envs} games x {hp.steps} decisions"] if total != hp.decisions else []
+    return lines + ["compiling the games and the learner into one program (a minute or two on a CPU; the first "
+                    "logged update comes after it) ..."]
+
+
 def train(hp: Hyper, out: Path, quiet: bool = False) -> list:
     """Train, log, write DIR/model.npz, DIR/curve.png and DIR/log.json; returns the log (one dict per update)."""
     env = qjax.make(hp.game, num_players=hp.players, episode="round")
+    print("\n".join(plan(hp)), flush=True)
     init, run = make_train(hp, env)
     carry = jax.jit(init)(jax.random.PRNGKey(hp.seed))
     out.mkdir(parents=True, exist_ok=True)

@@ -7,8 +7,12 @@ import numpy as np
 import pgx
 
 
-def use_compilation_cache(path) -> None:
-    """Keep jitted programs in `path` between test sessions (a cold session compiles each config once)."""
+def use_compilation_cache(request) -> None:
+    """Keep jitted programs in pytest's cache between test sessions (a cold session compiles each config once);
+    with pytest's cache off (`-p no:cacheprovider`, a read-only checkout), in the session's temporary folder."""
+    cache = getattr(request.config, "cache", None)
+    path = cache.mkdir("jax-compilation") if cache is not None else \
+        request.getfixturevalue("tmp_path_factory").getbasetemp() / "jax-compilation"
     jax.config.update("jax_compilation_cache_dir", str(path))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
@@ -34,6 +38,7 @@ class Pair:
                                      {k: np.asarray(v[g]).tolist() for k, v in options.items()}))
         self.live = np.ones(b, bool)
         self.truncated = np.zeros(b, bool)      # games that ended by max_steps
+        self.movers = game.current_player.copy()    # who made the last decision, per game
         self.key = jax.random.PRNGKey(seed + 1)
 
     def step(self, actions, sync=None, after=None):
@@ -46,23 +51,29 @@ class Pair:
                                               jax.random.split(sub, self.game.num_games))
         if sync is not None:
             sync(self, before)
+        self.movers = self.game.current_player.copy()
         rewards = self.game.step(actions)
         if after is not None:
             after(self, before)
         return rewards
 
     def check(self, rewards, where: str) -> None:
-        """Player to move, legal mask, the observation of the player to move and of every seat, rewards,
-        termination and truncation equal in the live games."""
+        """Rewards, termination and truncation equal in the games live before this decision; in those, the player
+        to move, the legal mask, the observation of the player to move and of every seat equal too, the games
+        that just ended included: there (Pgx's end) the JAX current_player is the seat that made the last
+        decision, its observation that seat's view of the final table, and its legal mask all True."""
         s, g, live = self.state, self.game, self.live
         assert_rows(np.asarray(s.rewards), rewards, live, f"rewards {where}")
         assert_rows(np.asarray(s.terminated), g.game_over, live, f"terminated {where}")
         assert_rows(np.asarray(s.truncated), g.truncated, live, f"truncated {where}")
         self.truncated |= live & g.truncated
-        self.live = live = live & ~g.game_over & ~g.truncated
-        assert_rows(np.asarray(s.current_player), g.current_player, live, f"player to move {where}")
-        assert_rows(np.asarray(s.legal_action_mask), g.legal_action_mask, live, f"legal mask {where}")
-        assert_rows(np.asarray(s.observation), g.observe(), live, f"observation {where}", g.observation_layout)
+        self.live = live & ~g.game_over & ~g.truncated
+        ended = live & ~self.live
+        player = np.where(ended, self.movers, g.current_player)
+        assert_rows(np.asarray(s.current_player), player, live, f"player to move {where}")
+        assert_rows(np.asarray(s.legal_action_mask), g.legal_action_mask | ended[:, None], live, f"legal mask {where}")
+        assert_rows(np.asarray(s.observation), g.observe(players=np.maximum(player, 0)), live,
+                    f"observation {where}", g.observation_layout)
         seats = np.asarray(self.seats)
         for p in range(g.num_players):
             assert_rows(seats[:, p], g.observe(players=p), live, f"seat {p}'s observation {where}",

@@ -17,7 +17,7 @@ GAMES = 200      # random rounds per player count
 
 @pytest.fixture(scope="module", autouse=True)
 def compilation_cache(request):
-    use_compilation_cache(request.config.cache.mkdir("jax-compilation"))
+    use_compilation_cache(request)
 
 
 def random_deals(num_games, n, seed):

@@ -1,6 +1,8 @@
 """examples/jax_ppo.py: masked PPO with the game inside one jitted program. Shortened (tiny network, a few updates),
 it trains, logs every measure, and exports a model that quando_env.agents.learned loads and LearnedAgent plays on
 the numba engine with legal moves only; the JAX network's outputs are the numpy forward's of the saved model."""
+import contextlib
+import io
 import json
 import runpy
 from pathlib import Path
@@ -22,21 +24,32 @@ PLAYERS = 3
 
 @pytest.fixture(scope="module", autouse=True)
 def compilation_cache(request):
-    use_compilation_cache(request.config.cache.mkdir("jax-compilation"))
+    use_compilation_cache(request)
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """A shortened run: 8 games, 16 decisions each per update, 4 updates in two jitted calls."""
+    """A shortened run: 8 games, 16 decisions each per update, 4 updates in two jitted calls (500 decisions asked
+    for, rounded up to 512); what it printed."""
     out = tmp_path_factory.mktemp("jax_ppo")
-    log = EXAMPLE["main"](["--game", GAME, "--players", str(PLAYERS), "--envs", "8", "--steps", "16",
-                           "--decisions", "512", "--updates-per-log", "2", "--hidden", "24", "16", "--seed", "3",
-                           "--out", str(out), "--quiet"])
-    return out, log
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        log = EXAMPLE["main"](["--game", GAME, "--players", str(PLAYERS), "--envs", "8", "--steps", "16",
+                               "--decisions", "500", "--updates-per-log", "2", "--hidden", "24", "16", "--seed", "3",
+                               "--out", str(out), "--quiet"])
+    return out, log, printed.getvalue()
+
+
+def test_says_what_it_rounded_and_that_it_compiles_before_compiling(trained):
+    *_, printed = trained
+    assert printed.splitlines() == [
+        "--decisions 500 rounded up to 512: 2 calls of 2 updates, each 8 games x 16 decisions",
+        "compiling the games and the learner into one program (a minute or two on a CPU; the first logged update "
+        "comes after it) ..."]
 
 
 def test_logs_every_measure_of_every_update(trained):
-    out, log = trained
+    out, log, _ = trained
     assert [r["update"] for r in log] == [1, 2, 3, 4]
     assert json.loads((out / "log.json").read_text()) == log
     for row in log:
@@ -48,7 +61,7 @@ def test_logs_every_measure_of_every_update(trained):
 
 
 def test_exported_model_plays_legal_moves_on_the_numba_engine(trained):
-    out, _ = trained
+    out, *_ = trained
     header, weights = load_model(out / "model.npz", game=GAME, obs_dim=game_class(GAME).obs_dim_of(PLAYERS))
     assert header["format"] == "quando_env-learned/1" and header["hidden"] == [24, 16]
     assert header["options"]["num_players"] == PLAYERS
@@ -65,7 +78,7 @@ def test_jax_network_equals_learned_agents_forward(trained):
     """On the numba engine's observations (every seat's view of several deals), the JAX network's logits and value
     are numpy's forward of the saved model, for the trained weights and for random ones large enough that every
     unit matters; LearnedAgent's scores are those logits where legal."""
-    out, _ = trained
+    out, *_ = trained
     header, trained_weights = load_model(out / "model.npz")
     game = game_class(GAME)(num_games=4, seed=2, num_players=PLAYERS)
     for _ in range(5):

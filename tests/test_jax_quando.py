@@ -18,7 +18,7 @@ GAMES = 200      # random rounds per player count and edition
 
 @pytest.fixture(scope="module", autouse=True)
 def compilation_cache(request):
-    use_compilation_cache(request.config.cache.mkdir("jax-compilation"))
+    use_compilation_cache(request)
 
 
 def random_deals(num_games, n, seed):
@@ -38,10 +38,11 @@ def draw_pile(state, g):
 
 
 def give_reshuffles(pair, before):
-    """R11 (oya): where the JAX engine reshuffled in this step, the numba engine takes the same pile (unless the
-    round then ended: the next deal replaces it, give_new_deals)."""
-    same_round = np.asarray(pair.state._round) == np.asarray(before._round)
-    for g in np.flatnonzero((np.asarray(pair.state._shuffles) > np.asarray(before._shuffles)) & same_round):
+    """R11 (oya): where the JAX engine reshuffled in this step, the numba engine takes the same pile, the step that
+    ends the episode included (the final table is compared too); unless the round then ended and the next was
+    dealt: that deal replaces the pile (give_new_deals)."""
+    kept = (np.asarray(pair.state._round) == np.asarray(before._round)) | np.asarray(pair.state.terminated)
+    for g in np.flatnonzero((np.asarray(pair.state._shuffles) > np.asarray(before._shuffles)) & kept):
         pair.game.force_reshuffle(int(g), {"pile": draw_pile(pair.state, g)})
 
 

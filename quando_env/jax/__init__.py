@@ -1,8 +1,28 @@
 """The games in JAX on Pgx's API: `make(game, **config)` returns a `pgx.Env` of the game, jitted and vmapped as
 any Pgx environment is, with the AEC env's config keywords; `env.init(key, options=...)` takes the AEC env's
-reset options (a given deal), so one deal can be played in both engines. Needs the `jax` extra (jax, pgx).
+reset options (a given deal), so one deal can be played in both engines. Beside them: `search` (what mctx's search
+needs over `env.step`) and `single_seat` (one seat as a gymnax-style environment). Needs the `jax` extra (jax,
+pgx, mctx).
 """
 import importlib
+from contextlib import contextmanager
+
+INSTALL = 'pip install -c constraints.txt -e ".[jax]"'
+
+
+@contextmanager
+def extra(what: str):
+    """Inside, a missing module becomes one line naming it and the command that installs the jax extra."""
+    try:
+        yield
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError(f"{what} needs {e.name}, which the jax extra installs: {INSTALL} (in the clone's "
+                                  "root folder)", name=e.name) from None
+
+
+with extra("quando_env.jax"):
+    import jax  # noqa: F401
+    import pgx  # noqa: F401
 
 # game name -> the module of its JAX engine and its pgx.Env class there
 MODULES = {"quando": ("quando_env.jax.quando", "Quando"), "cabo": ("quando_env.jax.cabo", "Cabo"),

@@ -8,10 +8,11 @@ where the turn has reached it (`window`, `after_window`, `next_turn`, `end_round
 are the numba engine's (quando_env.cabo.observation's layout), compared decision by decision in
 tests/test_jax_cabo.py. Rule ids (R*, D*, K*) refer to quando_env/cabo/RULES.md.
 """
-from dataclasses import dataclass as static_dataclass
+from dataclasses import dataclass as static_dataclass, field
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pgx.core
 from pgx.core import dataclass
 
@@ -22,6 +23,7 @@ from ..cabo.config import Config
 from ..cabo.observation import offsets
 from . import ops
 from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .table import Drawn
 
 RANK = jnp.asarray(CARD_RANKS, jnp.int32)
 VALUE = jnp.asarray(CARD_VALUES, jnp.int32)
@@ -33,10 +35,10 @@ BIG = 2**15     # table sizes of the observation's quotients (counts beyond get 
 
 
 @dataclass
-class State(pgx.core.State):
-    """Pgx's fields (current_player is -1 once the episode is over), then one game's own: per seat its slots' card
-    ids (-1 empty); per card its place (seat, STOCK, DISC or DRAWN) and position in its pile from the bottom; per
-    seat and card 1 once that seat saw it this round."""
+class State(Drawn, pgx.core.State):
+    """Pgx's fields (once the episode is over, current_player stays the seat that made the last decision), then one
+    game's own: per seat its slots' card ids (-1 empty); per card its place (seat, STOCK, DISC or DRAWN) and position in
+    its pile from the bottom; per seat and card 1 once that seat saw it this round."""
 
     _slot: jax.Array
     _loc: jax.Array
@@ -62,9 +64,21 @@ class State(pgx.core.State):
     _turns: jax.Array       # completed turns this round (D13)
     _round: jax.Array
 
+    _config: Config = field(default=None, metadata={"pytree_node": False})     # the env's, for pictures
+
     @property
     def env_id(self) -> str:
         return "cabo"
+
+    def _derived(self) -> dict:
+        """The numba record's piles (card ids, bottom first) and each held card's slot."""
+        loc, ppos, slots = np.asarray(self._loc), np.asarray(self._ppos), np.asarray(self._slot)
+        held = slots >= 0
+        pos = np.zeros(NUM_CARDS, np.int8)
+        pos[slots[held]] = np.nonzero(held)[1]
+        piles = {name: np.flatnonzero(loc == where)[np.argsort(ppos[loc == where])]
+                 for name, where in (("stock", STOCK), ("disc", DISC))}
+        return dict(piles, pos=pos)
 
 
 @static_dataclass(frozen=True)
@@ -100,6 +114,7 @@ class Cabo(GameEnv):
     game = "cabo"
     config_class = Config
     rules_class = Rules
+    over_phase = E.PH_OVER
     setup_keys = ("deck", "dealer")
 
     def _checked_setup(self, setup):
@@ -319,8 +334,7 @@ def end_round(r, s, todo, seed):
         rewards = rewards + jnp.where(over, jnp.where(total == total.min(), 1.0, -1.0), 0.0)
     s = s.replace(_points=jnp.where(go, points, s._points), _total=total, _round=s._round + go,
                   _seen=jnp.where(go, 1, s._seen), rewards=rewards.astype(jnp.float32),
-                  terminated=s.terminated | over, _phase=jnp.where(over, E.PH_OVER, s._phase),
-                  current_player=jnp.where(over, -1, s.current_player))
+                  terminated=s.terminated | over, _phase=jnp.where(over, E.PH_OVER, s._phase))
     todo = jnp.where(go, DECIDE, todo)
     if r.round_episode:
         return s, todo
@@ -409,7 +423,7 @@ def step(r, s, a, key):
 def legal_actions(r, s):
     """The action table's legal actions of the player to move (only occupied slots; all True once over, as Pgx
     has it)."""
-    p = jnp.maximum(s.current_player, 0)
+    p = s.current_player
     ph = s._phase
     occupied = s._slot >= 0
     mine = occupied[p]
@@ -424,10 +438,10 @@ def legal_actions(r, s):
 
 
 def observe(r, s, player):
-    """Seat `player`'s observation (seat 0's once over), the numba engine's vector (quando_env.cabo.observation):
+    """Seat `player`'s observation, the numba engine's vector (quando_env.cabo.observation):
     the cards that seat has seen, where they are, and public facts, seats relative to it."""
     n = r.n
-    p = jnp.maximum(player, 0)
+    p = player
     ph, live = s._phase, s._phase != E.PH_OVER
     rel = (jnp.arange(n) + p) % n
     seen = s._seen[p]
@@ -438,7 +452,7 @@ def observe(r, s, player):
     drawn = s._drawn >= 0
     knocked, gone = s._knocker >= 0, s._out_turn >= 0
     turns_left = ops.div(r.tlimit - s._turns, 100, BIG) if r.tlimit > 0 else jnp.float32(0)
-    head = [jax.nn.one_hot(ph, E.NUM_PHASES), (s.current_player == p)[None], seat(s._active, live),
+    head = [jax.nn.one_hot(ph, E.NUM_PHASES), (live & (s.current_player == p))[None], seat(s._active, live),
             seat(s.current_player, live), seat(s._discarder, live & (ph == E.PH_SNAP)),
             (live & (ph == E.PH_SNAP) & (s._in_turn == 0))[None],
             jnp.stack([live & drawn & (s._from_stock == 1), live & drawn & (s._from_stock == 0)]),

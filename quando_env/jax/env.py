@@ -18,22 +18,23 @@ ADAPTER_ONLY = {"render_mode": "draw with the numba engine's env (quando_env.mak
 
 
 class GameEnv(pgx.core.Env):
-    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `rules_class` (the config as the
-    static values the game's functions read, with `of(config)` and `draws_in_step`: whether a step may draw at
-    random) and implement `_checked_setup(options)` and `_init_setup(key, setup)` (setup: the checked options); the
-    game's module defines `step(rules, state, action, key)` and `observe(rules, state, player)`."""
+    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `over_phase`, `rules_class` (the
+    config as the static values the game's functions read, with `of(config)` and `draws_in_step`: whether a step may
+    draw at random) and implement `_checked_setup(options)` and `_init_setup(key, setup)` (setup: the checked options);
+    the game's module defines `step(rules, state, action, key)` and `observe(rules, state, player)`."""
 
     game = None
     config_class = None
     rules_class = None
     setup_keys = ()
+    over_phase = None       # the game's phase once the episode is over
 
     def __init__(self, **config):
         super().__init__()
         for name, why in ADAPTER_ONLY.items():
             if name in config:
                 raise ValueError(f"{name} is not supported by quando_env.jax: {why}")
-        self.config = make_config(self.config_class, **config)
+        self.config = make_config(self.config_class, **{k: concrete(v) for k, v in config.items()})
         self.rules = self.rules_class.of(self.config)
         self._needs_key = self.rules.draws_in_step
         self.functions = sys.modules[type(self).__module__]
@@ -41,7 +42,7 @@ class GameEnv(pgx.core.Env):
     def init(self, key, options: dict | None = None):
         """The first state (a new deal from `key`, or the one `options` gives: the AEC env's reset options)."""
         setup = self.checked_options(options)
-        state = self._init_setup(key, setup)
+        state = self._init_setup(key, setup).replace(_config=self.config)
         return state.replace(observation=self.observe(state))
 
     def checked_options(self, options) -> dict:
@@ -54,7 +55,7 @@ class GameEnv(pgx.core.Env):
         unknown = sorted(set(options) - set(self.setup_keys))
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} for {self.game}: it takes {list(self.setup_keys)}")
-        return self._checked_setup({k: v for k, v in options.items() if v is not None})
+        return self._checked_setup({k: concrete(v) for k, v in options.items() if v is not None})
 
     def checked_seat(self, setup: dict, name: str, default):
         """Option `name`'s seat (`default` if not given), checked unless traced."""
@@ -65,7 +66,19 @@ class GameEnv(pgx.core.Env):
         return self._init_setup(key, {})
 
     def _step(self, state, action, key):
-        return self.functions.step(self.rules, state, action, key)
+        """The game's step. Once the episode is over, `current_player` stays the seat that made the last decision
+        (Pgx's api_test wants a seat there, as its own games keep one). An illegal action is not played: the table
+        stays as it was, and Pgx's step then ends the episode (`_step_with_illegal_action`)."""
+        s = self.functions.step(self.rules, state, action, key)
+        s = s.replace(current_player=jnp.where(s.terminated | s.truncated, state.current_player, s.current_player))
+        legal = state.legal_action_mask[action]
+        return jax.tree_util.tree_map(lambda new, old: jnp.where(legal, new, old), s, state)
+
+    def _step_with_illegal_action(self, state, loser):
+        """Pgx's penalty (-1 to the mover, n-1 to each other seat) and the episode over, as the end of a game
+        looks: the mover stays `current_player` and sees the table it left."""
+        return super()._step_with_illegal_action(state, loser).replace(current_player=loser,
+                                                                        _phase=self.over_phase)
 
     def _observe(self, state, player_id):
         return self.observe_seat(state, player_id)
@@ -121,12 +134,18 @@ def decide(s, go, phase, seat):
 
 def truncated_at(s, cut, over_phase):
     """Where `cut`: the episode is truncated (max_steps) and over."""
-    return decide(s.replace(truncated=cut), cut, over_phase, -1)
+    return s.replace(truncated=cut, _phase=jnp.where(cut, over_phase, s._phase))
 
 
 def is_traced(x) -> bool:
     """True for a value inside jit or vmap, which cannot be checked in Python (taken as given)."""
     return isinstance(x, jax.core.Tracer)
+
+
+def concrete(x):
+    """A concrete 0-d JAX array (`jnp.int32(2)`) as the Python number it holds, so the numba engines' checks read
+    it; anything else (a traced value, a deck) as given."""
+    return x.item() if isinstance(x, jax.Array) and not is_traced(x) and x.ndim == 0 else x
 
 
 def as_list(x):

@@ -7,7 +7,7 @@ engine's is: a play (`play_number`, `play_wild`, `switch`, `zap`, `no`) and the 
 rewards are the numba engine's (quando_env.help.observation's layout), compared decision by decision in
 tests/test_jax_help.py. Rule ids (R*, D*, K*) refer to quando_env/help/RULES.md.
 """
-from dataclasses import dataclass as static_dataclass
+from dataclasses import dataclass as static_dataclass, field
 
 import jax
 import jax.numpy as jnp
@@ -21,6 +21,7 @@ from ..help.config import Config
 from ..help.observation import offsets
 from . import ops
 from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .table import Drawn
 
 KINDS = jnp.arange(NUM_KINDS)
 SLOTS = jnp.arange(ROW_CAP)
@@ -30,10 +31,11 @@ MAX_HAND = 6        # hand_size is 3..6
 
 
 @dataclass
-class State(pgx.core.State):
-    """Pgx's fields (current_player is -1 once the episode is over), then one game's own: hands by kind, the draw
-    pile (kinds, top at _dpos, bottom at _dend - 1), the discard pile (kinds, first discarded first), the row
-    (kinds and values, left to right), the No!s in front, R5's callers and calls, and the round's latest help."""
+class State(Drawn, pgx.core.State):
+    """Pgx's fields (once the episode is over, current_player stays the seat that made the last decision), then one
+    game's own: hands by kind, the draw pile (kinds, top at _dpos, bottom at _dend - 1), the discard pile (kinds, first
+    discarded first), the row (kinds and values, left to right), the No!s in front, R5's callers and calls, and the
+    round's latest help."""
 
     _hand: jax.Array
     _draw: jax.Array
@@ -61,6 +63,8 @@ class State(pgx.core.State):
     _round: jax.Array
     _steps: jax.Array       # decisions in this round (R22)
     _shuffles: jax.Array    # reshuffles (option "shuffle") in this episode
+
+    _config: Config = field(default=None, metadata={"pytree_node": False})     # the env's, for pictures
 
     @property
     def env_id(self) -> str:
@@ -100,6 +104,7 @@ class Help(GameEnv):
     game = "help"
     config_class = Config
     rules_class = Rules
+    over_phase = E.PH_OVER
     setup_keys = ("deck", "starter")
 
     def _checked_setup(self, setup):
@@ -354,7 +359,7 @@ def end_round(r, s, reason, p, h, order):
         rewards = rewards + jnp.where(over, jnp.where(total == total.max(), 1.0, -1.0), 0.0)
     s = s.replace(_points=jnp.where(go, points, s._points), _total=total, _round=s._round + go,
                   rewards=rewards.astype(jnp.float32), terminated=s.terminated | over,
-                  _phase=jnp.where(over, E.PH_OVER, s._phase), current_player=jnp.where(over, -1, s.current_player))
+                  _phase=jnp.where(over, E.PH_OVER, s._phase))
     if r.round_episode:
         return s
     again = go & ~over
@@ -394,7 +399,7 @@ def step(r, s, a, key):
 def legal_actions(r, s):
     """The action table's legal actions of the seat that decides (from its hand, the row and the phase only, K4;
     all True once over, as Pgx has it)."""
-    p = jnp.maximum(s.current_player, 0)
+    p = s.current_player
     ph = s._phase
     hand = s._hand[p]
     held = hand > 0
@@ -410,10 +415,10 @@ def legal_actions(r, s):
 
 
 def observe(r, s, player):
-    """Seat `player`'s observation (seat 0's once over), the numba engine's vector (quando_env.help.observation):
+    """Seat `player`'s observation, the numba engine's vector (quando_env.help.observation):
     its own hand, the public table, and the cards of the latest help it gave or received."""
     n, h = r.n, r.hand
-    p = jnp.maximum(player, 0)
+    p = player
     ph, live = s._phase, s._phase != E.PH_OVER
     rel = (jnp.arange(n) + p) % n
 

@@ -8,7 +8,7 @@ then the automatic part of the turn as stages run in the rules' order, each only
 numba engine's (quando_env.quando.observation's layout), compared decision by decision in tests/test_jax_quando.py.
 Rule ids (R*, D*, K*) refer to quando_env/quando/RULES.md.
 """
-from dataclasses import dataclass as static_dataclass
+from dataclasses import dataclass as static_dataclass, field
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +23,7 @@ from ..quando.config import Config
 from ..quando.observation import offsets
 from . import ops
 from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .table import Drawn
 
 LOW = jnp.asarray(CARD_VALUES[:, 0], jnp.int32)     # per card id its two numbers: side 0 (low), side 1 (high)
 HIGH = jnp.asarray(CARD_VALUES[:, 1], jnp.int32)
@@ -38,10 +39,10 @@ SIDE_VALUES = jnp.asarray(np.eye(NUM_VALUES, dtype=np.float32)[np.concatenate([C
 
 
 @dataclass
-class State(pgx.core.State):
-    """Pgx's fields (current_player is -1 once the episode is over), then one game's own. Per card id: place (seat,
-    DRAW or DISCARD), side facing its holder or up, position in its pile from the bottom, acquisition stamp (D4,
-    D5), and per seat the sides it has seen (bit 1 << side, K1-K4)."""
+class State(Drawn, pgx.core.State):
+    """Pgx's fields (once the episode is over, current_player stays the seat that made the last decision), then one
+    game's own. Per card id: place (seat, DRAW or DISCARD), side facing its holder or up, position in its pile from the
+    bottom, acquisition stamp (D4, D5), and per seat the sides it has seen (bit 1 << side, K1-K4)."""
 
     _loc: jax.Array
     _face: jax.Array
@@ -65,9 +66,18 @@ class State(pgx.core.State):
     _round: jax.Array
     _shuffles: jax.Array    # oya reshuffles in this episode
 
+    _config: Config = field(default=None, metadata={"pytree_node": False})     # the env's, for pictures
+
     @property
     def env_id(self) -> str:
         return "quando"
+
+    def _derived(self) -> dict:
+        """The numba record's piles (card ids, bottom first) and hand sizes."""
+        loc, pos = np.asarray(self._loc), np.asarray(self._pos)
+        piles = {name: np.flatnonzero(loc == where)[np.argsort(pos[loc == where])]
+                 for name, where in (("draw", DRAW), ("disc", DISCARD))}
+        return dict(piles, nhand=np.bincount(loc[loc < self.rewards.shape[0]], minlength=self.rewards.shape[0]))
 
 
 @static_dataclass(frozen=True)
@@ -102,6 +112,7 @@ class Quando(GameEnv):
     game = "quando"
     config_class = Config
     rules_class = Rules
+    over_phase = E.PH_OVER
     setup_keys = ("deck", "dealer")
 
     def _checked_setup(self, setup):
@@ -246,7 +257,7 @@ def end_round(r, s, go, seed):
         rewards = rewards + jnp.where(over, jnp.where(total == total.min(), 1.0, -1.0), 0.0)
     s = s.replace(_points=jnp.where(go, points, s._points), _total=total, _round=s._round + go,
                   rewards=rewards.astype(jnp.float32), terminated=s.terminated | over,
-                  _phase=jnp.where(over, E.PH_OVER, s._phase), current_player=jnp.where(over, -1, s.current_player))
+                  _phase=jnp.where(over, E.PH_OVER, s._phase))
     if r.round_episode:
         return s
     place, up = _shuffled(seed)
@@ -396,7 +407,7 @@ def step(r, s, a, key):
 # ---------------------------------------------------------------- what the player to move sees and may do
 def legal_actions(r, s):
     """The action table's legal actions of the player to move (all True once over, as Pgx has it)."""
-    p = jnp.maximum(s.current_player, 0)
+    p = s.current_player
     ph = s._phase
     front, back = _values(s._face)
     mine = s._loc == p
@@ -415,10 +426,10 @@ def legal_actions(r, s):
 
 
 def observe(r, s, player):
-    """Seat `player`'s observation (seat 0's once over), the numba engine's vector (quando_env.quando.observation):
+    """Seat `player`'s observation, the numba engine's vector (quando_env.quando.observation):
     only the sides that seat has seen and public facts, seats relative to it."""
     n, off = r.n, offsets(r.n)
-    p = jnp.maximum(player, 0)
+    p = player
     ph, live = s._phase, s._phase != E.PH_OVER
     rel = (jnp.arange(r.n) + p) % r.n      # the seat r seats clockwise from p
 
@@ -431,7 +442,7 @@ def observe(r, s, player):
     sees_back = (seen >> (1 - s._face)) & 1
     nhand = _held(r, s).sum(axis=1)
     penalised = (s._pen_left > 0) | (ph == E.PH_FLIP) | ((ph == E.PH_DRAW) & (s._drawctx == 1))
-    head = [jax.nn.one_hot(ph, 5), (s.current_player == p)[None], seat(s._active, live),
+    head = [jax.nn.one_hot(ph, 5), (live & (s.current_player == p))[None], seat(s._active, live),
             seat(s.current_player, live), (live & penalised)[None], (live * s._triplet)[None],
             (live & ((ph == E.PH_KNOCK) | knock_open(r, s)))[None], (s._knocker >= 0)[None],
             seat(s._knocker, s._knocker >= 0), seat(s._dealer), ops.div(s._turns[rel], 10, E.MAX_TURNS + 1),
