@@ -107,10 +107,10 @@ def test_the_sb3_run_keeps_the_model_that_scores_best_against_random_players(tmp
         def pooled(self):
             return {"ppo": {"win_rate": 0.0, "win_rate_ci95": [0.0, 0.1], "mean_round_points": next(points)}}
 
-    def play_match(agents, games, names, **kw):
+    def play_by(agents, games, deadline, clock, names, **kw):
         lineups.append(names)
-        return Result(names)
-    monkeypatch.setattr(training, "play_match", play_match)
+        return Result(names), games
+    monkeypatch.setattr(training, "play_by", play_by)
     out = tmp_path / "run"
     rc = training.main(["--game", "cabo", "--timesteps", "1536", "--envs", "2", "--eval-every", "512", "--eval-games",
                         "2", "--out", str(out), "--no-progress", "--time-limit", "0"])
