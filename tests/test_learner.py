@@ -422,36 +422,39 @@ def test_seconds_hold_the_whole_run_its_last_evaluation_and_saving_included(tmp_
     assert s2["evaluations"][-1]["decisions"] == s2["decisions"]
 
 
+@pytest.mark.parametrize("later, last", [(0.13, "(4 of 8 games: the rest would not end within --seconds)"),
+                                         (0.2, "no game ended by the end of --seconds: not evaluated")])
 def test_seconds_count_from_the_commands_start_and_the_last_evaluation_ends_by_its_deadline(tmp_path, monkeypatch,
-                                                                                           capsys):
+                                                                                           capsys, later, last):
     """--seconds 120 of a command line whose clock starts 11 s after the process did (its imports), on a fake clock
-    where an iteration takes 5 s and an evaluation 6 s until the policy has learned, 21 s after: the run ends by
-    120 s from the process's start, its last evaluation on the games that fit (and it says so)."""
-    from quando_env.agents import budget
+    where an iteration takes 5 s and each move of the learned policy in an evaluation 0.02 s until it has learned,
+    then `later` (its games grow longer): the run ends by 120 s from the process's start, its last evaluation
+    stopped at the deadline with the games that ended by then (whole parts of the evaluation), or none, and it says
+    so."""
     from quando_env.agents.learner import cli
     from quando_env.agents.learner.run import Run
 
-    now, per_game = [0.0], [6.0 / 8]
+    now, move = [0.0], [0.02]
 
-    def play_match(*args, **kwargs):
-        now[0] += per_game[0] * args[1]
-        return real(*args, **kwargs)
+    def act(self, *args, **kwargs):
+        now[0] += move[0]
+        return real(self, *args, **kwargs)
 
     def iteration(self):
         now[0] += 5.0
-        per_game[0] = 21.0 / 8
+        move[0] = later
         return learn(self)
-    real, learn = budget.play_match, Learner.iteration
+    real, learn = LearnedAgent.act, Learner.iteration
     monkeypatch.setattr(Run, "clock", staticmethod(lambda: now[0]))
-    monkeypatch.setattr(budget, "play_match", play_match)
+    monkeypatch.setattr(LearnedAgent, "act", act)
     monkeypatch.setattr(Learner, "iteration", iteration)
     monkeypatch.setattr(cli, "process_age", lambda: 11.0)
     out = tmp_path / "run"
     assert main(run_args(out, "--seconds", "120", "--eval-every", "1000000"), since_process_start=True) == 0
     s = json.loads((out / "summary.json").read_text())
-    assert now[0] + 11 <= 120 and s["wall_seconds"] <= 120 and s["evaluations"][-1]["decisions"] == s["decisions"] > 0
-    assert s["evaluations"][0]["games"] == 8 and s["evaluations"][-1]["games"] == 4
-    assert "(4 of 8 games: the rest would not end within --seconds)" in capsys.readouterr().out
+    assert now[0] + 11 <= 120 and s["wall_seconds"] <= 120 and s["decisions"] > 0
+    assert [e["games"] for e in s["evaluations"]] == ([8, 4] if later < 0.2 else [8])
+    assert last in capsys.readouterr().out.splitlines()[-2]
 
 
 def test_a_processs_age_counts_from_its_start():

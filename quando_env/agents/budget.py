@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .evaluation import MatchResult, SeatStats, play_match
+from .evaluation import AgentFailed, MatchResult, SeatStats, play_match
 
 _IMPORTED = time.perf_counter()     # where /proc cannot say when the process started
 PARTS = 4                           # an evaluation's parts: it may stop between two of them
@@ -22,18 +22,46 @@ def process_age() -> float:
         return time.perf_counter() - _IMPORTED
 
 
+class PastDeadline(Exception):
+    """An evaluation's deadline has passed (its part then stops, between two steps)."""
+
+
+class Until:
+    """`agent` as it plays until `deadline` on `clock`: asked to act later, it raises PastDeadline."""
+
+    def __init__(self, agent, deadline: float, clock):
+        self.agent, self.deadline, self.clock = agent, deadline, clock
+
+    def __getattr__(self, name):
+        return getattr(self.agent, name)
+
+    def act(self, *args, **kwargs):
+        if self.clock() > self.deadline:
+            raise PastDeadline
+        return self.agent.act(*args, **kwargs)
+
+
 def play_by(agents: list, games: int, deadline: float | None, clock, *, seed: int, num_players: int, game: str,
-            **config) -> tuple[MatchResult, int]:
+            **config) -> tuple[MatchResult | None, int]:
     """(result, games played) of play_match(agents, games, seed) played in up to PARTS parts of whole turns of the
-    seats (the same games, seats and seeds as one match): a part starts only when, by `clock`, the longest part yet
-    still ends by `deadline` (None: every part plays; the first part always does)."""
+    seats (the same games, seats and seeds as one match), each part whole or left out: a part starts only when, by
+    `clock`, the longest part yet still ends by `deadline` (None: every part plays), and one still playing at the
+    deadline stops there, between two steps, its games left out (None, 0: no part ended by the deadline)."""
     part = -(-games // PARTS // num_players) * num_players
+    lineup = agents if deadline is None else [Until(agents[0], deadline, clock), *agents[1:]]
     results, start, longest = [], 0, 0.0
     while start < games and not (results and deadline is not None and clock() + longest > deadline):
         t, size = clock(), min(part, games - start)
-        results.append(play_match(agents, size, seed=seed + start, progress=False, num_players=num_players,
-                                  game=game, **config))
+        try:
+            results.append(play_match(lineup, size, seed=seed + start, progress=False, num_players=num_players,
+                                      game=game, **config))
+        except AgentFailed as e:
+            if isinstance(e.error, PastDeadline):
+                break
+            raise
         longest, start = max(longest, clock() - t), start + size
+    if not results:
+        return None, 0
     stats = [SeatStats() for _ in agents]
     for r in results:
         for total, s in zip(stats, r.stats):

@@ -258,13 +258,18 @@ def make_callback(out: Path, args, venv, log, clock):
 
         def evaluate(self):
             """Against the reference players: logged, plotted, kept as best_model.zip when the best yet. Its games
-            end by the end of --seconds less the saving (budget.play_by)."""
+            end by the end of --seconds less the saving (budget.play_by), the first evaluation's whatever the
+            budget."""
             t = time.time()
             me = PPOAgent(model=self.model, game=args.game)
             match, played = play_by([me] + reference_players(args.reference, args.game, args.players - 1),
-                                    args.eval_games, clock.share(1.0, SAVE_SECONDS), time.time,
-                                    seed=10_000_000 + args.seed, names=["ppo"] + [args.reference] * (args.players - 1),
-                                    num_players=args.players, game=args.game)
+                                    args.eval_games, clock.share(1.0, SAVE_SECONDS) if self.history else None,
+                                    time.time, seed=10_000_000 + args.seed,
+                                    names=["ppo"] + [args.reference] * (args.players - 1), num_players=args.players,
+                                    game=args.game)
+            if match is None:
+                log(f"[eval] {self.num_timesteps:>9} steps  no game ended by the end of --seconds: not evaluated")
+                return
             res = match.pooled()["ppo"]
             e = {"timesteps": int(self.num_timesteps), "wall_seconds": round(clock.elapsed(), 2),
                  "win_rate": res["win_rate"], "ci95": res["win_rate_ci95"],
@@ -383,7 +388,9 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     steps, games = argtypes.int_in(1, MAX_STEPS), argtypes.int_in(1, MAX_GAMES)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     p.add_argument("--seconds", type=argtypes.float_in(0.0, 6 * 10**8, above=True), default=None,
-                   help="the run's wall time from start to end, warm start, evaluations and saving included")
+                   help="the run's wall time from the start of the command (its imports included) to its end, warm "
+                   "start, evaluations and saving included: an evaluation stops at the end with the games that ended "
+                   "by then (the first one comes first whatever the budget)")
     p.add_argument("--timesteps", type=steps, default=None, help="PPO timesteps (learner decisions; default "
                    "1,000,000, unbounded with --seconds)")
     p.add_argument("--envs", type=argtypes.int_in(1, MAX_ENVS), default=8, help=f"games stepped together, "

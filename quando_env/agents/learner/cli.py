@@ -30,10 +30,10 @@ def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.Argume
                                 "are refused before anything is written.", allow_abbrev=False)
     p.add_argument("--game", default=None, choices=game_names(), help="the game (default quando)")
     p.add_argument("--seconds", type=argtypes.float_in(0.0, 10.0**9, above=True), default=None,
-                   help="wall time of the whole run, counted from the start of the command: training stops early "
-                   "enough that the last evaluation and saving end within it, as long as evaluations take what "
-                   "the run's evaluations so far took (a new run's first evaluation comes first; a --finish stage "
-                   "runs its own decisions after)")
+                   help="wall time of the whole run, counted from the start of the command (its imports "
+                   "included): training stops early enough that the last evaluation and saving end within it, and an "
+                   "evaluation stops at that end with the games that ended by then (a new run's first evaluation "
+                   "comes first whatever the budget; a --finish stage runs its own decisions after)")
     p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
                    help="stop at the first update with at least this many decisions of experience "
                    "(a new run given neither option: quando "

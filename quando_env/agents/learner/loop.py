@@ -436,10 +436,11 @@ class Learner:
     def load_weights(self, weights: dict, strict: bool = True) -> None:
         self.net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()}, strict=strict)
 
-    def evaluate(self, games: int | None = None, deadline: float | None = None, clock=time.perf_counter) -> dict:
+    def evaluate(self, games: int | None = None, deadline: float | None = None,
+                 clock=time.perf_counter) -> dict | None:
         """Win rate (and its 95% Wilson interval) of the current policy against n - 1 heuristic players,
         seats rotating, on the same games every time (eval_seed); with a deadline (on `clock`) the games that end
-        by it (budget.play_by: "games" says how many)."""
+        by it (budget.play_by: "games" says how many; None when none did)."""
         from ..budget import play_by
 
         hp = self.hp
@@ -447,6 +448,8 @@ class Learner:
         match, played = play_by([self.agent()] + [self.heuristic] * (self.n - 1), games or hp.eval_games, deadline,
                                 clock, seed=hp.eval_seed, names=["learned"] + ["heuristic"] * (self.n - 1),
                                 game=hp.game, num_players=self.n, **hp.options)
+        if match is None:
+            return None
         res = match.pooled()["learned"]
         return {"decisions": self.counters["decisions"], "win_rate": res["win_rate"], "ci": res["win_rate_ci95"],
                 "mean_round_points": res["mean_round_points"], "games": played}

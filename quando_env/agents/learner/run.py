@@ -179,11 +179,18 @@ class Run:
         return s
 
     def evaluate(self) -> None:
-        """Evaluate the policy against the heuristic: logged, plotted, and saved as best.npz when the best yet."""
+        """Evaluate the policy against the heuristic: logged, plotted, and saved as best.npz when the best yet.
+        Its games end by the end of --seconds less the saving (budget.play_by), a new run's first evaluation's
+        whatever the budget."""
         learner, c, out = self.learner, self.learner.counters, self.out
         t = self.clock()
-        deadline = None if self.end is None else self.end - self.took["save"] - SAVE_SECONDS
-        e = {**learner.evaluate(deadline=deadline, clock=self.clock), "wall_seconds": self.wall()}
+        deadline = None if self.end is None or not self.evaluations else self.end - self.took["save"] - SAVE_SECONDS
+        e = learner.evaluate(deadline=deadline, clock=self.clock)
+        if e is None:
+            self.log(f"[eval] {c['decisions']:>11,} decisions  no game ended by the end of --seconds: not evaluated "
+                     f"({self.clock() - t:.0f}s)")
+            return
+        e["wall_seconds"] = self.wall()
         self.evaluations.append(e)
         for k in ("win_rate", "mean_round_points"):
             self.scalar(f"eval/{k}", e[k])
