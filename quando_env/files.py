@@ -53,12 +53,11 @@ def replace_file(path, write, follow_symlinks: bool = True) -> None:
         if isinstance(e, OSError) and e.filename in (None, str(tmp)):
             e.filename, e.filename2 = str(path), None       # the file the caller writes, not the temporary
         raise
-    with contextlib.suppress(OSError):      # the rename itself on disk (a folder cannot be opened everywhere)
-        _sync(real.parent)
 
 
 def _sync(path) -> None:
-    """What was written to `path` (a file or a folder), on the disk: a full disk or an I/O error shows here."""
+    """What was written to the file `path`, on the disk: a full disk or an I/O error shows here, before the
+    rename."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
