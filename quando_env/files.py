@@ -1,9 +1,11 @@
 """Writing results so that none is lost: the target is checked before any work, and written through a
 temporary file in its folder renamed over it, so a failed or interrupted write leaves the old file whole. And
 reading JSON files back as data from outside: capped, and refused in one line when they are no JSON."""
+import contextlib
 import json
 import os
 import stat
+import threading
 import uuid
 from pathlib import Path
 
@@ -32,31 +34,40 @@ def _create_temporary(real: Path) -> Path:
 
 
 def replace_file(path, write, follow_symlinks: bool = True) -> None:
-    """write(a temporary file's Path) then rename it over `path`: a stop or an error while writing never leaves
-    half a file there, and the file that was there stays until the new one is whole. A symlink at `path` is
+    """write(a temporary file's Path), flush it to disk, then rename it over `path`: a stop or an error while
+    writing (a full disk: ENOSPC, EFBIG, EIO) never leaves half a file there, and the file that was there stays
+    until the new one is whole. An OSError names `path` (its filename), not the temporary file. A symlink at `path` is
     followed, or with follow_symlinks=False replaced itself (a folder the program fills writes nowhere else)."""
     path = Path(path)
     real = Path(os.path.realpath(path)) if follow_symlinks else Path(os.path.realpath(path.parent)) / path.name
     tmp = _create_temporary(real)
     try:
         write(tmp)
+        _sync(tmp)
         os.replace(tmp, real)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError) and e.filename in (None, str(tmp)):
+            e.filename, e.filename2 = str(path), None       # the file the caller writes, not the temporary
         raise
 
 
+def _sync(path) -> None:
+    """What was written to the file `path`, on the disk: a full disk or an I/O error shows here, before the
+    rename."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_text(path, text: str, follow_symlinks: bool = True) -> None:
-    """`text` (UTF-8) to `path` through replace_file, flushed to disk before the rename."""
-    def write(tmp):
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-    replace_file(path, write, follow_symlinks)
+    """`text` (UTF-8) to `path` through replace_file."""
+    replace_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), follow_symlinks)
 
 
 MAX_JSON_BYTES = 1 << 20        # a settings or state file read back (a run's state.json holds a few kB)
@@ -79,3 +90,25 @@ def read_json(path, noun: str, max_bytes: int = MAX_JSON_BYTES):
         raise ValueError(f"{path} is not a JSON {noun}: nested too deeply") from None
     except ValueError as e:         # json.JSONDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
         raise ValueError(f"{path} is not a JSON {noun}: {e}") from None
+
+
+def not_written(e: OSError, default) -> str:
+    """'cannot write PATH: REASON' for a write that failed (a full disk, a file too large, an I/O error);
+    `default` names what was written when the error names no file (a stream such as TensorBoard's)."""
+    return f"cannot write {e.filename or default}: {e.strerror or e}"
+
+
+@contextlib.contextmanager
+def writes_fail_in_main_thread():
+    """Within it, a thread that ends on an OSError prints no traceback: its writer (TensorBoard's) raises that error
+    again in the thread writing through it, which reports it in one line."""
+    previous = threading.excepthook
+
+    def hook(a):
+        if not issubclass(a.exc_type, OSError):
+            previous(a)
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous

@@ -212,14 +212,16 @@ def test_ctrl_c_before_any_game_finished_is_one_line_and_writes_nothing(tmp_path
 
 def test_ctrl_c_during_training_saves_the_latest_model_and_its_history(tmp_path, capsys, monkeypatch):
     """The first evaluation (at step 0) runs; Ctrl-C comes in the second, after some PPO updates."""
-    real, calls = training.play_match, []
+    from quando_env.agents import budget
+
+    real, calls = budget.play_match, []
 
     def play_match(*a, **kw):
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt
         return real(*a, **kw)
-    monkeypatch.setattr(training, "play_match", play_match)
+    monkeypatch.setattr(budget, "play_match", play_match)       # (the evaluations' games: 2, one part)
     out = tmp_path / "run"
     rc = training.main(["--timesteps", "2048", "--envs", "2", "--bc-games", "0", "--eval-every", "512",
                         "--eval-games", "2", "--out", str(out), "--no-progress", "--time-limit", "0"])

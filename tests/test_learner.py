@@ -17,6 +17,7 @@ from quando_env.agents.learned import FORMAT, LearnedAgent, default_model, load_
 from quando_env.agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main, parse_args
 from quando_env.agents.random_agent import RandomAgent
 from quando_env import registry
+from quando_env.provenance import made_by
 from quando_env.registry import game_class
 
 GAMES = ("quando", "cabo", "help")
@@ -421,15 +422,62 @@ def test_seconds_hold_the_whole_run_its_last_evaluation_and_saving_included(tmp_
     assert s2["evaluations"][-1]["decisions"] == s2["decisions"]
 
 
+@pytest.mark.parametrize("later, last", [(0.13, "(4 of 8 games: the rest would not end within --seconds)"),
+                                         (0.2, "no game ended by the end of --seconds: not evaluated")])
+def test_seconds_count_from_the_commands_start_and_the_last_evaluation_ends_by_its_deadline(tmp_path, monkeypatch,
+                                                                                           capsys, later, last):
+    """--seconds 120 of a command line whose clock starts 11 s after the process did (its imports), on a fake clock
+    where an iteration takes 5 s and each move of the learned policy in an evaluation 0.02 s until it has learned,
+    then `later` (its games grow longer): the run ends by 120 s from the process's start, its last evaluation
+    stopped at the deadline with the games that ended by then (whole parts of the evaluation), or none, and it says
+    so."""
+    from quando_env.agents.learner import cli
+    from quando_env.agents.learner.run import Run
+
+    now, move = [0.0], [0.02]
+
+    def act(self, *args, **kwargs):
+        now[0] += move[0]
+        return real(self, *args, **kwargs)
+
+    def iteration(self):
+        now[0] += 5.0
+        move[0] = later
+        return learn(self)
+    real, learn = LearnedAgent.act, Learner.iteration
+    monkeypatch.setattr(Run, "clock", staticmethod(lambda: now[0]))
+    monkeypatch.setattr(LearnedAgent, "act", act)
+    monkeypatch.setattr(Learner, "iteration", iteration)
+    monkeypatch.setattr(cli, "process_age", lambda: 11.0)
+    out = tmp_path / "run"
+    assert main(run_args(out, "--seconds", "120", "--eval-every", "1000000"), since_process_start=True) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert now[0] + 11 <= 120 and s["wall_seconds"] <= 120 and s["decisions"] > 0
+    assert [e["games"] for e in s["evaluations"]] == ([8, 4] if later < 0.2 else [8])
+    assert last in capsys.readouterr().out.splitlines()[-2]
+
+
+def test_a_processs_age_counts_from_its_start():
+    r = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); "
+                        "from quando_env.agents.budget import process_age; print(time.perf_counter() - t, "
+                        "process_age())"], capture_output=True, text=True, timeout=120)
+    since_first_line, age = map(float, r.stdout.split())
+    assert since_first_line < age < since_first_line + 60, r.stderr[-2000:]     # the interpreter started first
+
+
 def test_train_py_runs_the_learner_with_the_games_recipe(tmp_path):
-    """`train.py --game G` is the learner's command line under its own name: the game's recipe, its summary."""
+    """`train.py --game G` is the learner's command line under its own name: the game's recipe, its summary (the
+    seed, settings, version and commit), no progress bar on a pipe."""
     root = Path(__file__).resolve().parents[1]
     out = tmp_path / "run"
-    r = subprocess.run([sys.executable, str(root / "train.py"), *run_args(out, "--timesteps", "2000")],
-                       capture_output=True, text=True, cwd=root, timeout=300)
+    args = [a for a in run_args(out, "--timesteps", "2000", "--seed", "7") if a != "--no-progress"]
+    r = subprocess.run([sys.executable, str(root / "train.py"), *args], capture_output=True, cwd=root, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+    assert b"\r" not in r.stdout + r.stderr and b"[eval]" in r.stdout     # a pipe gets lines, no progress bar
     s = json.loads((out / "summary.json").read_text())
     assert s["game"] == "help" and s["decisions"] >= 2000 and s["hyper"]["lr"] == RECIPES["help"]["lr"]
+    assert s["seed"] == s["hyper"]["seed"] == 7 and s["options"]["num_players"] == 4
+    assert {k: s[k] for k in ("version", "commit")} == made_by()
     assert (out / "log.txt").read_text().startswith("train.py --game help")
     r = subprocess.run([sys.executable, str(root / "train.py"), "--game", "help", "--timesteps", "0"],
                        capture_output=True, text=True, cwd=root, timeout=300)
@@ -653,6 +701,45 @@ def test_resume_names_the_run_whose_files_cannot_be_read(saved_run, capsys, dama
     assert main(["--out", str(saved_run), "--resume", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "argument --resume: " in err and str(saved_run) in err and "Traceback" not in err, err
+
+
+def damage_run(out: Path, damage: str) -> None:
+    """A run folder whose summary names best.npz, with one of the files --resume reads damaged."""
+    e = {"decisions": 0, "win_rate": 0.5, "ci": [0.4, 0.6], "wall_seconds": 1, "mean_round_points": 0.0}
+    (out / "summary.json").write_text(json.dumps({"evaluations": [e], "wall_seconds": 1, "cpu_seconds": 1,
+                                                  "model": str(out / "best.npz")}))
+    shutil.copy(out / "model.npz", out / "best.npz")
+    shapes = [tuple(p.shape) for p in Learner.resume(out).net.parameters()]
+    moments = {"0.step": np.float32(1), "0.exp_avg": np.zeros(shapes[0], np.float32),
+               "0.exp_avg_sq": np.zeros(shapes[0], np.float32)}
+    if damage == "best.npz cut short":
+        (out / "best.npz").write_bytes((out / "model.npz").read_bytes()[:300])
+    elif damage == "best.npz of another network":
+        other = Learner(Hyper(game="help", num_games=4, rollout_steps=2, hidden=(4,), seed=3))
+        save_model(out / "best.npz", other.header(), other.weights())
+    elif damage == "best.npz missing":
+        (out / "best.npz").unlink()
+    elif damage == "state.npz of another network":
+        np.savez(out / "state.npz", **{**moments, "0.exp_avg": np.zeros(3, np.float32)})
+    elif damage == "state.npz not finite":
+        np.savez(out / "state.npz", **{**moments, "0.exp_avg_sq": np.full(shapes[0], np.nan, np.float32)})
+    else:
+        np.savez(out / "state.npz", **moments)      # a readable one
+
+
+@pytest.mark.parametrize("damage", ["best.npz cut short", "best.npz of another network", "best.npz missing",
+                                    "state.npz of another network", "state.npz not finite"])
+def test_resume_checks_every_file_it_reads_before_anything_changes(saved_run, capsys, damage):
+    """Not only state.json, model.npz, state.npz and summary.json: best.npz, the model the summary names, too."""
+    damage_run(saved_run, "none")
+    assert main(["--out", str(saved_run), "--resume", "--no-progress", "--timesteps", "1"]) == 0    # readable
+    damage_run(saved_run, damage)
+    before = {p: p.read_bytes() for p in saved_run.rglob("*") if p.is_file()}
+    assert main(["--out", str(saved_run), "--resume", "--no-progress", "--timesteps", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "argument --resume: " in err[0] and str(saved_run) in err[0], err
+    assert ("best.npz" if damage.startswith("best") else "state.npz") in err[0]
+    assert {p: p.read_bytes() for p in saved_run.rglob("*") if p.is_file()} == before
 
 
 def test_an_evaluations_duration_is_read_back_when_it_is_a_time(tmp_path):

@@ -1,5 +1,6 @@
 """train.py --algo sb3 (python -m quando_env.agents.training): heuristic game data for the warm start, the opponent
-pool, and a tiny end-to-end run."""
+pool, and a tiny end-to-end run (its summary names the seed, settings, version and commit; no progress bars on a
+pipe)."""
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import numpy as np
 from quando_env.agents import PPOAgent
 from quando_env.agents.quando import HeuristicAgent
 from quando_env.agents.training import heuristic_games, opponent_pool
+from quando_env.provenance import made_by
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,12 +39,18 @@ def test_train_end_to_end(tmp_path):
     out = tmp_path / "run"
     r = subprocess.run([sys.executable, "train.py", "--algo", "sb3", "--timesteps", "2048", "--envs", "8",
                         "--bc-games", "4", "--eval-every", "1024", "--eval-games", "8", "--checkpoint-every", "1024",
-                        "--out", str(out), "--save-to", str(tmp_path / "model.zip"), "--no-progress"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+                        "--out", str(out), "--save-to", str(tmp_path / "model.zip"), "--seed", "7"],
+                       capture_output=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "[eval]" in r.stdout and "vs 3 random: pts/round" in r.stdout
+    assert b"[eval]" in r.stdout and b"vs 3 random: pts/round" in r.stdout
+    assert b"\r" not in r.stdout + r.stderr                # a pipe gets lines, no progress bars (bytes: text
+                                                            # mode would read each \r as a newline)
     assert (out / "best_model.zip").exists() and (out / "final_model.zip").exists() and (out / "curve.png").exists()
-    assert json.loads((out / "summary.json").read_text())["model"] == str(out / "best_model.zip")
+    s = json.loads((out / "summary.json").read_text())
+    assert s["model"] == str(out / "best_model.zip")
+    assert s["seed"] == 7 and s["options"]["num_players"] == 4 and s["hyper"]["learning_rate"] == 3e-4
+    assert s["hyper"]["net_arch"] == [64, 64] and s["arguments"]["bc_games"] == 4
+    assert {k: s[k] for k in ("version", "commit")} == made_by()
     assert any((out / "checkpoints").iterdir()) and any((out / "tb").iterdir())
     hist = json.loads((out / "eval_history.json").read_text())
     assert hist[0]["timesteps"] == 0 and hist[-1]["timesteps"] >= 2048

@@ -45,10 +45,11 @@ def test_sb3_resume_alone_continues_the_run_in_out(tmp_path, capsys):
     assert training.parse_args(["--resume", str(out / "final_model.zip")]).resume == str(out / "final_model.zip")
 
 
-def test_evaluate_cli_runs_as_a_module():
+def test_evaluate_cli_runs_as_a_module_and_draws_no_progress_bar_into_a_pipe():
     r = subprocess.run([sys.executable, "-m", "quando_env.agents.evaluate_cli", "--agents", "random", "random",
-                        "--games", "2", "--no-progress"], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0 and "random" in r.stdout, r.stderr
+                        "--games", "2"], capture_output=True, cwd=ROOT)
+    assert r.returncode == 0 and b"random" in r.stdout, r.stderr
+    assert b"\r" not in r.stdout + r.stderr                # (bytes: text mode would read each \r as a newline)
 
 
 # ---------------------------------------------------------------- one front door: train.py --algo learner|sb3
@@ -107,10 +108,10 @@ def test_the_sb3_run_keeps_the_model_that_scores_best_against_random_players(tmp
         def pooled(self):
             return {"ppo": {"win_rate": 0.0, "win_rate_ci95": [0.0, 0.1], "mean_round_points": next(points)}}
 
-    def play_match(agents, games, names, **kw):
+    def play_by(agents, games, deadline, clock, names, **kw):
         lineups.append(names)
-        return Result(names)
-    monkeypatch.setattr(training, "play_match", play_match)
+        return Result(names), games
+    monkeypatch.setattr(training, "play_by", play_by)
     out = tmp_path / "run"
     rc = training.main(["--game", "cabo", "--timesteps", "1536", "--envs", "2", "--eval-every", "512", "--eval-games",
                         "2", "--out", str(out), "--no-progress", "--time-limit", "0"])

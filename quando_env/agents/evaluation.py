@@ -204,7 +204,7 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
     all_totals = np.zeros((games, k), np.int64)
     all_places = np.zeros((games, k), np.int64)
     batches = split_games(games, batch_size, runner.num_cpus if runner else 1)
-    bar = tqdm(total=games, desc=desc, disable=not progress, unit="game", leave=False)
+    bar = tqdm(total=games, desc=desc, disable=None if progress else True, unit="game", leave=False)  # None: a terminal
     if runner is None:
         done = (play_batch(built, b, seed, game, config, on_games=bar.update, keep_actions=keep_actions)
                 for b in batches)

@@ -12,6 +12,7 @@ as `python -m quando_env.agents.training` with the same options). Everything a r
    plots; TensorBoard logs the same numbers (eval/round_points_vs_random, eval/win_rate_vs_random).
 """
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -22,11 +23,12 @@ from tqdm.auto import tqdm
 
 from quando_env.checks import printable
 from quando_env import argtypes
-from quando_env.files import replace_file, write_text
+from quando_env.files import not_written, replace_file, write_text, writes_fail_in_main_thread
+from quando_env.provenance import made_by
 from quando_env.registry import game_class, game_names
 
 from . import game_agents
-from .evaluation import play_match
+from .budget import play_by, process_age
 from .ppo import DEFAULT_MODEL, PPOAgent, with_hint
 from .stops import Stopped, lock_folder, sigterm_stops
 
@@ -103,7 +105,7 @@ def warm_start(model, games: int, seed: int, gamma: float, reward_scale: float, 
     policy = model.policy
     hinter = heuristic_of(game)
     late = (lambda: time.time() > deadline) if deadline is not None else (lambda: False)
-    bar = tqdm(total=games, desc="warm start: heuristic games", unit="game", disable=not progress)
+    bar = tqdm(total=games, desc="warm start: heuristic games", unit="game", disable=None if progress else True)
     data, played = [], 0
     for start in range(0, games, chunk):
         if data and late():
@@ -123,7 +125,7 @@ def warm_start(model, games: int, seed: int, gamma: float, reward_scale: float, 
     steps = epochs * ((len(acts) + batch_size - 1) // batch_size)
     sched = th.optim.lr_scheduler.LambdaLR(opt, lambda k: 1 - k / steps)
     rng = np.random.default_rng(seed)
-    bar = tqdm(total=steps, desc="warm start: imitation", unit="batch", disable=not progress)
+    bar = tqdm(total=steps, desc="warm start: imitation", unit="batch", disable=None if progress else True)
     trained = 0
     for _ in range(epochs):
         order = rng.permutation(len(acts))
@@ -196,7 +198,7 @@ def plot_curve(evaluations: list, path: Path, args) -> None:
         ax.set_xlabel("wall time (s)")
     fig.suptitle(f"{args.game}: MaskablePPO evaluated against {args.players - 1} {args.reference} players")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    replace_file(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     plt.close(fig)
 
 
@@ -223,7 +225,7 @@ def make_callback(out: Path, args, venv, log, clock):
 
         def _on_training_start(self):
             total = args.timesteps if args.timesteps < MAX_STEPS else None
-            self.bar = tqdm(total=total, desc="PPO", unit="step", disable=args.no_progress)
+            self.bar = tqdm(total=total, desc="PPO", unit="step", disable=True if args.no_progress else None)
             self.next_eval = clock.next_eval(self.num_timesteps)
             self.next_ckpt = self.num_timesteps + args.checkpoint_every
             if not self.history:
@@ -247,7 +249,7 @@ def make_callback(out: Path, args, venv, log, clock):
                 return False
             if self.num_timesteps >= self.next_ckpt:
                 self.next_ckpt += args.checkpoint_every
-                self.model.save(out / "checkpoints" / f"model_{self.num_timesteps}.zip")
+                save_zip(self.model, out / "checkpoints" / f"model_{self.num_timesteps}.zip")
             if clock.due(self.next_eval, self.num_timesteps):
                 self.evaluate()
                 self.add_snapshot()
@@ -255,14 +257,23 @@ def make_callback(out: Path, args, venv, log, clock):
             return True
 
         def evaluate(self):
+            """Against the reference players: logged, plotted, kept as best_model.zip when the best yet. Its games
+            end by the end of --seconds less the saving (budget.play_by), the first evaluation's whatever the
+            budget."""
             t = time.time()
             me = PPOAgent(model=self.model, game=args.game)
-            res = play_match([me] + reference_players(args.reference, args.game, args.players - 1), args.eval_games,
-                             seed=10_000_000 + args.seed, names=["ppo"] + [args.reference] * (args.players - 1),
-                             progress=False, num_players=args.players, game=args.game).pooled()["ppo"]
+            match, played = play_by([me] + reference_players(args.reference, args.game, args.players - 1),
+                                    args.eval_games, clock.share(1.0, SAVE_SECONDS) if self.history else None,
+                                    time.time, seed=10_000_000 + args.seed,
+                                    names=["ppo"] + [args.reference] * (args.players - 1), num_players=args.players,
+                                    game=args.game)
+            if match is None:
+                log(f"[eval] {self.num_timesteps:>9} steps  no game ended by the end of --seconds: not evaluated")
+                return
+            res = match.pooled()["ppo"]
             e = {"timesteps": int(self.num_timesteps), "wall_seconds": round(clock.elapsed(), 2),
                  "win_rate": res["win_rate"], "ci95": res["win_rate_ci95"],
-                 "mean_round_points": res["mean_round_points"], "pool": len(self.snapshots)}
+                 "mean_round_points": res["mean_round_points"], "pool": len(self.snapshots), "games": played}
             self.history.append(e)
             self.logger.record(f"eval/round_points_vs_{args.reference}", e["mean_round_points"])
             self.logger.record(f"eval/win_rate_vs_{args.reference}", e["win_rate"])
@@ -271,9 +282,11 @@ def make_callback(out: Path, args, venv, log, clock):
             line = (f"[eval] {self.num_timesteps:>9} steps  vs {args.players - 1} {args.reference}: pts/round "
                     f"{e['mean_round_points']:.2f}  win rate {e['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]  "
                     f"pool {len(self.snapshots)}")
+            if played < args.eval_games:
+                line += f"  ({played} of {args.eval_games} games: the rest would not end within --seconds)"
             if self.best is None or score(e, args.game) > score(self.best, args.game):
                 self.best = e
-                self.model.save(out / "best_model.zip")
+                save_zip(self.model, out / "best_model.zip")
                 line += "  best so far: best_model.zip"
             plot_curve(self.history, out / "curve.png", args)
             self.eval_seconds = time.time() - t
@@ -285,7 +298,7 @@ def make_callback(out: Path, args, venv, log, clock):
 
             path = out / "snapshots" / f"snapshot_{self.num_timesteps}.zip"
             path.parent.mkdir(exist_ok=True)
-            self.model.save(path)
+            save_zip(self.model, path)
             self.snapshots.append(PPOAgent(model=MaskablePPO.load(str(path), device="cpu"), game=args.game))
             self.snapshots = self.snapshots[-args.pool_size:]
             venv.set_opponents(opponent_pool(self.snapshots, args.heuristic_share, args.game))
@@ -309,9 +322,9 @@ class Clock:
     def elapsed(self) -> float:
         return time.time() - self.start
 
-    def share(self, fraction: float) -> float | None:
-        """The time by which `fraction` of the budget is spent (None: no time limit)."""
-        return None if self.end is None else self.start + fraction * self.seconds
+    def share(self, fraction: float, less: float = 0.0) -> float | None:
+        """The time by which `fraction` of the budget, less `less` seconds, is spent (None: no time limit)."""
+        return None if self.end is None else self.start + fraction * self.seconds - less
 
     def out_of_time(self, seconds: float) -> bool:
         """Whether training must stop now for what takes `seconds` (an update that may come before the next check,
@@ -335,12 +348,20 @@ def opponent_pool(snapshots: list, heuristic_share: float, game: str) -> list:
     return [heuristic] * h + (list(snapshots) if heuristic_share < 1 else [])
 
 
+def save_zip(model, path) -> None:
+    """model.save to `path` through a temporary file (files.replace_file): a full disk keeps the zip there whole."""
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            model.save(f)
+    replace_file(path, write)
+
+
 def save_compact(model, path) -> None:
     """Save `model` for playing: a fresh optimizer (no Adam moments) keeps the zip small."""
     opt = model.policy.optimizer
     model.policy.optimizer = type(opt)(model.policy.parameters(), **opt.defaults)
     try:
-        model.save(path)
+        save_zip(model, path)
     finally:
         model.policy.optimizer = opt
 
@@ -367,7 +388,9 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     steps, games = argtypes.int_in(1, MAX_STEPS), argtypes.int_in(1, MAX_GAMES)
     p.add_argument("--game", default="quando", choices=game_names(), help="the game (default quando)")
     p.add_argument("--seconds", type=argtypes.float_in(0.0, 6 * 10**8, above=True), default=None,
-                   help="the run's wall time from start to end, warm start, evaluations and saving included")
+                   help="the run's wall time from the start of the command (its imports included) to its end, warm "
+                   "start, evaluations and saving included: an evaluation stops at the end with the games that ended "
+                   "by then (the first one comes first whatever the budget)")
     p.add_argument("--timesteps", type=steps, default=None, help="PPO timesteps (learner decisions; default "
                    "1,000,000, unbounded with --seconds)")
     p.add_argument("--envs", type=argtypes.int_in(1, MAX_ENVS), default=8, help=f"games stepped together, "
@@ -483,10 +506,12 @@ def build_model(args, venv, out: Path, prog: str):
     return model
 
 
-def main(argv=None, prog: str = PROG) -> int:
+def main(argv=None, prog: str = PROG, since_process_start: bool = False) -> int:
     """Exit status 0; 2 for a bad option or a --resume model that does not fit; 130 after Ctrl-C (143 after
-    SIGTERM), with the latest model, the evaluation history and the summary saved."""
-    start = time.time()
+    SIGTERM), with the latest model, the evaluation history and the summary saved; 1 when a file cannot be written
+    (a full disk: one line naming it, the files written before kept whole). since_process_start: --seconds counts
+    from the start of the process (a command line's: its imports included), else from this call."""
+    start = time.time() - (process_age() if since_process_start else 0.0)
     args = parse_args(argv, prog)
     import torch as th
 
@@ -510,9 +535,34 @@ def main(argv=None, prog: str = PROG) -> int:
 
     def log(msg):
         tqdm.write(msg)
-        logf.write(msg + "\n")
-        logf.flush()
+        try:
+            logf.write(msg + "\n")
+            logf.flush()
+        except OSError as e:
+            e.filename = e.filename or str(out / "train_log.txt")
+            raise
+    with lock, writes_fail_in_main_thread():
+        try:
+            return run(model, args, prog, argv, base, clock, log)
+        except OSError as e:
+            print(f"{prog}: error: {not_written(e, out / 'tb')}; kept whole: {kept(out)}", file=sys.stderr)
+            return 1
+        finally:
+            with contextlib.suppress(OSError):      # (what it still holds cannot be written either)
+                logf.close()
 
+
+def kept(out: Path) -> str:
+    """What a run in `out` has written so far (each file whole): the models, the summary, the last checkpoint."""
+    files = [f.name for f in (out / "best_model.zip", out / "final_model.zip", out / "summary.json") if f.exists()]
+    ckpts = sorted((out / "checkpoints").glob("model_*.zip"), key=lambda p: int(p.stem.partition("_")[2]))
+    files += [f"checkpoints/{p.name}" for p in ckpts[-1:]]
+    return f"{', '.join(files)} in {out}" if files else f"nothing had been written to {out} yet"
+
+
+def run(model, args, prog: str, argv, base, clock, log) -> int:
+    """The run of main once its folder is held: train, save, report; main's exit statuses but 1."""
+    out = Path(args.out)
     log(f"{prog} {' '.join(sys.argv[1:] if argv is None else argv)}")
     trainer = make_callback(out, args, base, log, clock)()
     with sigterm_stops():
@@ -525,7 +575,6 @@ def main(argv=None, prog: str = PROG) -> int:
                 f"evaluation history to {history_path}")
             return 143 if isinstance(e, Stopped) else 130
     save_run(model, trainer, out, args, clock)
-    lock.close()
     if args.save_to:
         from sb3_contrib import MaskablePPO
 
@@ -551,12 +600,27 @@ def train(model, args, trainer, clock, log) -> None:
         trainer.evaluate()
 
 
+def hyperparameters(args) -> dict:
+    """What the policy learned with: PPO's settings, the network, the warm start, the opponent pool."""
+    return {**PPO_SETTINGS, "learning_rate": args.lr, "clip_range": args.clip, "ent_coef": args.ent_coef,
+            "net_arch": NET, "envs": args.envs, "reward_scale": REWARD_SCALE, "hint": args.hint,
+            "bc_games": args.bc_games, "pool_size": args.pool_size, "heuristic_share": args.heuristic_share}
+
+
+def base_options(model) -> dict:
+    """The rules of the games trained on (the game's options)."""
+    return model.get_env().unwrapped.config.to_dict()
+
+
 def save_run(model, trainer, out: Path, args, clock) -> tuple[Path, Path]:
     """The model as final_model.zip, the evaluation history as eval_history.json and summary.json (the kept
     model, the measure it was kept by, the evaluations) in `out`."""
-    replace_file(out / "final_model.zip", model.save)       # through temporary files: a stop keeps the last
+    save_zip(model, out / "final_model.zip")       # through temporary files: a stop keeps the last
     write_text(out / "eval_history.json", json.dumps(trainer.history, indent=2))
-    summary = {"algo": "sb3", "game": args.game, "num_players": args.players, "timesteps": int(model.num_timesteps),
+    summary = {"algo": "sb3", "game": args.game, "num_players": args.players, "options": base_options(model),
+               "seed": args.seed, **made_by(), "hyper": hyperparameters(args),
+               "arguments": vars(args),
+               "timesteps": int(model.num_timesteps),
                "wall_seconds": round(clock.elapsed(), 2), "seconds": args.seconds,
                "model": str(out / "best_model.zip") if trainer.best else None,
                "final_model": str(out / "final_model.zip"), "kept_by": measure_name(args) + ", then win rate",
@@ -569,4 +633,4 @@ __all__ = ["heuristic_games", "warm_start", "opponent_pool", "save_compact", "ma
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(since_process_start=True))

@@ -78,13 +78,13 @@ def announce(command: str, args) -> None:
 
 def run(command: str, argv: list, prog: str | None = None) -> int:
     """Run `command` on argv, the first-use notice first; a missing extra is one line naming the pip command that
-    installs it (exit 1)."""
+    installs it (exit 1). A command line's run: train's --seconds counts from the start of the process."""
     prog = prog or f"python -m quando_env {command}"
     try:
         with needs("train", "this command"):
             target, rest, name = _split(command, argv, prog)
             announce(command, _parse(command, target, rest, name))      # a bad option ends it here, before
-            return target.main(rest, prog=name)
+            return target.main(rest, prog=name, **({"since_process_start": True} if command == "train" else {}))
     except MissingExtra as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 1

@@ -7,19 +7,20 @@ finishing stage when the recipe has one.
 import argparse
 import dataclasses
 import json
+import sys
 import time
 from pathlib import Path
 
 from quando_env import argtypes
 from quando_env.checks import printable, shown
-from quando_env.files import read_json
+from quando_env.files import read_json, write_text, writes_fail_in_main_thread
 from quando_env.registry import game_names
 
-from ..learned import replace_file
 from ..stops import sigterm_stops
+from ..budget import process_age
 from .hyper import DEFAULT_DECISIONS, FINISH, MAX_THREADS, OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper
 from .loop import Diverged
-from .run import Run, open_run
+from .run import Run, open_run, write_failed
 from .state import read_state
 
 
@@ -29,10 +30,10 @@ def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.Argume
                                 "are refused before anything is written.", allow_abbrev=False)
     p.add_argument("--game", default=None, choices=game_names(), help="the game (default quando)")
     p.add_argument("--seconds", type=argtypes.float_in(0.0, 10.0**9, above=True), default=None,
-                   help="wall time of the whole run, counted from the start of the command: training stops early "
-                   "enough that the last evaluation and saving end within it, as long as evaluations take what "
-                   "the run's evaluations so far took (a new run's first evaluation comes first; a --finish stage "
-                   "runs its own decisions after)")
+                   help="wall time of the whole run, counted from the start of the command (its imports "
+                   "included): training stops early enough that the last evaluation and saving end within it, and an "
+                   "evaluation stops at that end with the games that ended by then (a new run's first evaluation "
+                   "comes first whatever the budget; a --finish stage runs its own decisions after)")
     p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
                    help="stop at the first update with at least this many decisions of experience "
                    "(a new run given neither option: quando "
@@ -181,13 +182,15 @@ def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
     return hp
 
 
-def main(argv=None, prog: str = "python -m quando_env.agents.learner") -> int:
+def main(argv=None, prog: str = "python -m quando_env.agents.learner", since_process_start: bool = False) -> int:
     """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
     after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
     both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:
     the command's name in its messages and log (train.py runs this with its own). With --finish, the finishing
-    stage follows a run that ended well (a stopped one resumes first)."""
-    started = Run.clock(), time.process_time()          # --seconds counts from here
+    stage follows a run that ended well (a stopped one resumes first). since_process_start: --seconds counts from
+    the start of the process (a command line's: its imports included), else from this call."""
+    age = process_age() if since_process_start else 0.0
+    started = Run.clock() - age, 0.0 if since_process_start else time.process_time()     # --seconds counts from here
     args = parse_args(argv, prog)
     if not (args.finish and args.resume and (Path(args.out) / "finish" / "state.json").exists()):
         status = train_stage(args, prog, argv, started)
@@ -207,21 +210,31 @@ def train_stage(args: argparse.Namespace, prog: str, argv, started: tuple) -> in
     if isinstance(opened, int):
         return opened
     learner, prior, lock = opened
-    if args.recipe is not None:
-        replace_file(Path(args.out) / "recipe.json", lambda tmp: tmp.write_text(json.dumps(args.recipe)))
-    run = Run(args, prog, argv, learner, prior, started)
-    stops = sigterm_stops()
-    stops.__enter__()
-    c, goal = learner.counters, args.timesteps
+    with lock, writes_fail_in_main_thread():
+        try:
+            if args.recipe is not None:
+                write_text(Path(args.out) / "recipe.json", json.dumps(args.recipe))
+            run = Run(args, prog, argv, learner, prior, started)
+        except OSError as e:
+            saved = learner.counters["decisions"] if args.resume else None
+            print(f"{prog}: error: {write_failed(e, Path(args.out), saved)}", file=sys.stderr)
+            return 1
+        try:
+            return stage(run, args)
+        except OSError as e:
+            return run.write_failed(e)
+
+
+def stage(run: Run, args: argparse.Namespace) -> int:
+    """Train `run` to its end, or until Ctrl-C, SIGTERM or a diverged update: train_stage's exit statuses."""
+    c, goal = run.learner.counters, args.timesteps
     if goal is not None and c["decisions"] >= goal:
         run.log(f"the run has {c['decisions']:,} decisions already, at least --timesteps {goal:,}: nothing to train")
-    try:
-        run.train()
-    except KeyboardInterrupt as e:
-        return run.stopped(e)
-    except Diverged as e:
-        return run.diverged(e)
-    finally:
-        stops.__exit__(None, None, None)
-        lock.close()
+    with sigterm_stops():
+        try:
+            run.train()
+        except KeyboardInterrupt as e:
+            return run.stopped(e)
+        except Diverged as e:
+            return run.diverged(e)
     return run.done()

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from quando_env.checks import need
+from quando_env.checks import need, shown
 from quando_env.registry import game_class
 
 from .. import sparse
@@ -436,18 +436,23 @@ class Learner:
     def load_weights(self, weights: dict, strict: bool = True) -> None:
         self.net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()}, strict=strict)
 
-    def evaluate(self, games: int | None = None) -> dict:
+    def evaluate(self, games: int | None = None, deadline: float | None = None,
+                 clock=time.perf_counter) -> dict | None:
         """Win rate (and its 95% Wilson interval) of the current policy against n - 1 heuristic players,
-        seats rotating, on the same games every time (eval_seed)."""
-        from ..evaluation import play_match
+        seats rotating, on the same games every time (eval_seed); with a deadline (on `clock`) the games that end
+        by it (budget.play_by: "games" says how many; None when none did)."""
+        from ..budget import play_by
 
         hp = self.hp
         self.settle()                   # the heuristic agent is not shared between threads
-        res = play_match([self.agent()] + [self.heuristic] * (self.n - 1), games or hp.eval_games,
-                         seed=hp.eval_seed, names=["learned"] + ["heuristic"] * (self.n - 1), progress=False,
-                         game=hp.game, num_players=self.n, **hp.options).pooled()["learned"]
+        match, played = play_by([self.agent()] + [self.heuristic] * (self.n - 1), games or hp.eval_games, deadline,
+                                clock, seed=hp.eval_seed, names=["learned"] + ["heuristic"] * (self.n - 1),
+                                game=hp.game, num_players=self.n, **hp.options)
+        if match is None:
+            return None
+        res = match.pooled()["learned"]
         return {"decisions": self.counters["decisions"], "win_rate": res["win_rate"], "ci": res["win_rate_ci95"],
-                "mean_round_points": res["mean_round_points"]}
+                "mean_round_points": res["mean_round_points"], "games": played}
 
     # ------------------------------------------------------------------ saving and resuming (no pickle)
     def save_state(self, out: Path) -> None:
@@ -481,6 +486,32 @@ class Learner:
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as e:
             raise ValueError(f"the run saved in {out} cannot be read: {type(e).__name__}: {e}") from None
 
+    def check_moments(self, moments: dict) -> None:
+        """state.npz's arrays are Adam's state of this network: per weight none, or its step count and two finite
+        moments of its shape (ValueError naming the first that is not)."""
+        params = [tuple(p.shape) for p in self.net.parameters()]
+        for i, shape in enumerate(params):
+            keys = [f"{i}.{k}" for k in ("step", "exp_avg", "exp_avg_sq")]
+            held = [k for k in keys if k in moments]
+            need(len(held) in (0, 3), f"state.npz holding {held}", f"all of {keys} or none")
+        for k, v in moments.items():
+            i, _, name = k.partition(".")
+            shape = params[int(i)] if i.isdigit() and int(i) < len(params) else None
+            need(shape is not None and name in ("step", "exp_avg", "exp_avg_sq"), f"state.npz's array {k!r}",
+                 f"Adam's step, exp_avg and exp_avg_sq of the {len(params)} weights")
+            shape = () if name == "step" else shape
+            need(v.dtype.kind == "f" and v.shape == shape and np.isfinite(v).all(),
+                 f"state.npz's {k} of {v.dtype} {v.shape}", f"finite numbers of shape {shape}")
+
+    def check_model(self, path: Path) -> None:
+        """`path` is a model file of this run's game and network (ValueError naming it otherwise)."""
+        header, _ = load_model(path, game=self.hp.game, obs_dim=self.obs_dim)
+        mine = self.header()
+        differ = [f"{k}={shown(header.get(k))}" for k in ("num_actions", "hidden", "head", "move", "anchor")
+                  if header.get(k) != mine.get(k)]
+        need(not differ, f"{path} has {', '.join(differ)}", "a model of the run's network: "
+             + ", ".join(f"{k}={shown(mine.get(k))}" for k in ("hidden", "head", "move", "anchor")))
+
     @classmethod
     def _resume(cls, out: Path, heuristic) -> "Learner":
         state = read_state(out)
@@ -492,6 +523,7 @@ class Learner:
         self.load_weights(weights)
         with np.load(out / "state.npz", allow_pickle=False) as f:
             moments = {k: f[k] for k in f.files}
+        self.check_moments(moments)
         sd = self.opt.state_dict()
         for i in range(len(list(self.net.parameters()))):
             if f"{i}.exp_avg" in moments:

@@ -4,9 +4,11 @@ checkpoints, the saved state, summary.json), and reading a run's summary back.
 `open_run` reads and checks everything before anything is written; `Run` then drives the learner, evaluating,
 checkpointing and saving on its schedule, and saves the model and state when stopped.
 """
+import contextlib
 import dataclasses
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -14,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from quando_env.checks import printable
-from quando_env.files import read_json
+from quando_env.files import not_written, read_json
+from quando_env.provenance import made_by
 
 from ..learned import replace_file, save_model
 from ..stops import Stopped, lock_folder
@@ -68,8 +71,18 @@ def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> No
     axes[0].set_ylabel(f"win rate vs {num_players - 1} heuristic players")
     fig.suptitle(f"{game}: learned agent against the heuristic")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    replace_file(path, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     plt.close(fig)
+
+
+def write_failed(e: OSError, out: Path, saved_at: int | None) -> str:
+    """What a failed write of a run in `out` says: the file, why, and what is kept (every file is replaced whole,
+    so the one there before stays; saved_at: the decisions of the run's state saved last, None if none was)."""
+    name = Path(e.filename).name if e.filename else None
+    kept = [f"the previous {name}"] if name and os.path.isfile(e.filename) else []
+    kept.append(f"the run saved at {saved_at:,} decisions (--resume continues it)" if saved_at is not None
+                else "no state of this run had been saved yet")
+    return f"{not_written(e, out / 'tb')}; kept: {', '.join(kept)}"
 
 
 def open_run(args, prog: str) -> tuple | int:
@@ -84,6 +97,9 @@ def open_run(args, prog: str) -> tuple | int:
             if (out / "summary.json").exists():
                 option = f"--resume: {out / 'summary.json'}"
                 prior.update(read_summary(out / "summary.json"))
+            if prior["evaluations"] or (out / "best.npz").exists():     # the model the summary names
+                option = "--resume: the run's best model"
+                learner.check_model(out / "best.npz")
         else:
             learner = Learner(args.hyper)
         option = "--out"
@@ -112,13 +128,15 @@ class Run:
         self.took = {"iteration": 0.0, "evaluation": max([e.get("seconds", 0.0) for e in prior["evaluations"]],
                                                          default=0.0), "save": 0.0}   # the longest of each yet
         self.write = tqdm.write
+        self.saved_at = learner.counters["decisions"] if args.resume else None    # of the run saved in out
         self.logf = open(self.out / "log.txt", "a")
         self.evaluations = list(prior["evaluations"])
+        self.made_by = made_by()        # the package's version and commit
         self.log(f"{prog} {' '.join(sys.argv[1:] if argv is None else argv)}")
         self.writer = SummaryWriter(str(self.out / "tb"))
         c = learner.counters
         self.bar = tqdm(total=args.timesteps, initial=c["decisions"], unit="dec", desc=phase(learner),
-                        disable=args.no_progress, smoothing=0.1)
+                        disable=True if args.no_progress else None, smoothing=0.1)    # None: on a terminal
         if self.evaluations:
             self.bar.set_postfix(eval=f"{self.evaluations[-1]['win_rate']:.3f}", refresh=False)
         self.next_eval = (c["decisions"] // args.eval_every + 1) * args.eval_every
@@ -126,8 +144,20 @@ class Run:
 
     def log(self, msg: str) -> None:
         self.write(msg)
-        self.logf.write(msg + "\n")
-        self.logf.flush()
+        try:
+            self.logf.write(msg + "\n")
+            self.logf.flush()
+        except OSError as e:
+            e.filename = e.filename or str(self.out / "log.txt")
+            raise
+
+    def scalar(self, name: str, value: float) -> None:
+        """A TensorBoard scalar at the current decisions (a failed write names out/tb)."""
+        try:
+            self.writer.add_scalar(name, value, self.learner.counters["decisions"])
+        except OSError as e:
+            e.filename = e.filename or str(self.out / "tb")
+            raise
 
     def wall(self) -> float:
         """Wall seconds of the run, its earlier sessions included."""
@@ -137,7 +167,8 @@ class Run:
         """Write out/summary.json (settings, counters, speed, evaluations) and return it."""
         learner, hp, c = self.learner, self.learner.hp, self.learner.counters
         s = {"game": hp.game, "num_players": hp.num_players, "options": learner.game.config.to_dict(),
-             "method": hp.method, "decisions": c["decisions"], "bc_decisions": c["bc_decisions"],
+             "seed": hp.seed, **self.made_by, "method": hp.method, "decisions": c["decisions"],
+             "bc_decisions": c["bc_decisions"],
              "decisions_per_second": c["loop_decisions"] / max(c["loop_seconds"], 1e-9),
              "wall_seconds": self.wall(),
              "cpu_seconds": self.prior["cpu_seconds"] + time.process_time() - self.cpu_start,
@@ -148,20 +179,30 @@ class Run:
         return s
 
     def evaluate(self) -> None:
-        """Evaluate the policy against the heuristic: logged, plotted, and saved as best.npz when the best yet."""
+        """Evaluate the policy against the heuristic: logged, plotted, and saved as best.npz when the best yet.
+        Its games end by the end of --seconds less the saving (budget.play_by), a new run's first evaluation's
+        whatever the budget."""
         learner, c, out = self.learner, self.learner.counters, self.out
         t = self.clock()
-        e = {**learner.evaluate(), "wall_seconds": self.wall()}
+        deadline = None if self.end is None or not self.evaluations else self.end - self.took["save"] - SAVE_SECONDS
+        e = learner.evaluate(deadline=deadline, clock=self.clock)
+        if e is None:
+            self.log(f"[eval] {c['decisions']:>11,} decisions  no game ended by the end of --seconds: not evaluated "
+                     f"({self.clock() - t:.0f}s)")
+            return
+        e["wall_seconds"] = self.wall()
         self.evaluations.append(e)
         for k in ("win_rate", "mean_round_points"):
-            self.writer.add_scalar(f"eval/{k}", e[k], c["decisions"])
-        self.writer.add_scalar("eval/ci_low", e["ci"][0], c["decisions"])
-        self.writer.add_scalar("eval/ci_high", e["ci"][1], c["decisions"])
+            self.scalar(f"eval/{k}", e[k])
+        self.scalar("eval/ci_low", e["ci"][0])
+        self.scalar("eval/ci_high", e["ci"][1])
         best = max(x["win_rate"] for x in self.evaluations)
         line = (f"[eval] {c['decisions']:>11,} decisions  win rate vs {learner.n - 1} heuristic {e['win_rate']:.3f} "
                 f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]  pts/round {e['mean_round_points']:.2f}  "
                 f"({self.clock() - t:.0f}s)")
         self.bar.set_postfix(eval=f"{e['win_rate']:.3f}", refresh=False)
+        if e["games"] < learner.hp.eval_games:
+            line += f"  ({e['games']} of {learner.hp.eval_games} games: the rest would not end within --seconds)"
         if e["win_rate"] >= best:
             save_model(out / "best.npz", learner.header(), learner.weights())
             line += "  best so far: best.npz"
@@ -174,6 +215,7 @@ class Run:
         """The model and what resuming needs, and the summary."""
         t = self.clock()
         self.learner.save_state(self.out)
+        self.saved_at = self.learner.counters["decisions"]
         self.summary()
         self.took["save"] = max(self.took["save"], self.clock() - t)
 
@@ -192,7 +234,7 @@ class Run:
         logs = learner.iteration()
         self.took["iteration"] = max(self.took["iteration"], self.clock() - t)
         for k, v in logs.items():
-            self.writer.add_scalar(k, v, c["decisions"])
+            self.scalar(k, v)
         self.bar.set_description(phase(learner), refresh=False)
         self.bar.update(logs["rollout/decisions"])
         if c["decisions"] >= self.next_eval:
@@ -249,6 +291,15 @@ class Run:
         self.log(f"{self.prog}: error: {e}; the last good model and state are saved in {self.out} (--resume "
                  "continues from them: lower lr or max_grad_norm with --set)")
         self.close()
+        return 1
+
+    def write_failed(self, e: OSError) -> int:
+        """A write failed (a full disk, a file too large, an I/O error): one line naming the file and what is kept;
+        exit status 1."""
+        for close in (self.bar.close, self.writer.close, self.logf.close):
+            with contextlib.suppress(OSError):      # (what they still hold cannot be written either)
+                close()
+        print(f"{self.prog}: error: {write_failed(e, self.out, self.saved_at)}", file=sys.stderr)
         return 1
 
     def done(self) -> int:
