@@ -67,7 +67,10 @@ def _sync(path) -> None:
 
 def write_text(path, text: str, follow_symlinks: bool = True) -> None:
     """`text` (UTF-8) to `path` through replace_file."""
-    replace_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), follow_symlinks)
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+    replace_file(path, write, follow_symlinks)
 
 
 MAX_JSON_BYTES = 1 << 20        # a settings or state file read back (a run's state.json holds a few kB)
