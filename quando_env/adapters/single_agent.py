@@ -230,18 +230,21 @@ class LearnerGames:
 
     def checked_actions(self, actions, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """What step checks before it changes anything: (slots, int64 actions, which are illegal), or the
-        ValueError step raises (a non-integer, or with illegal_action="raise" an illegal action)."""
+        ValueError step raises (a non-integer, an action outside the action space, or with illegal_action="raise"
+        an illegal action)."""
         idx = self.game.slots(games)
         given, a = integer_actions(actions, idx.size, self.num_actions)
         live = self.game.current_player[idx] >= 0
         ok = a >= 0
         ok[ok] = self.game.legal_action_mask[idx[ok], a[ok]]
         bad = live & ~ok
-        if bad.any() and self.illegal_action == "raise":
-            i = int(np.flatnonzero(bad)[0])
+        refused = bad if self.illegal_action == "raise" else bad & (a < 0)     # outside the space: never replaced
+        if refused.any():
+            i = int(np.flatnonzero(refused)[0])
             raise ValueError(self.game.illegal_message(int(idx[i]), int(given[i]), with_game=self.num_games > 1)
-                             + '; make the env with illegal_action="random" to have a random legal action played '
-                             "instead (for tools that draw actions without the mask, such as Gymnasium's check_env)")
+                             + ('; make the env with illegal_action="random" to have a random legal action played '
+                                "instead (for tools that draw actions without the mask, such as Gymnasium's "
+                                "check_env)" if self.illegal_action == "raise" else ""))
         return idx, a, bad
 
     # ------------------------------------------------------------------ views
