@@ -14,7 +14,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import rng
-from ..checks import as_actions, need, seed_list, shown
+from ..checks import as_actions, as_int, need, seed_list, shown
+from ..core import MAX_GAMES
 from .atomic import ENGINE, Snapshot, all_or_nothing
 from .opponents import RANDOM, checked_actions, resolve
 
@@ -43,10 +44,12 @@ class LearnerGames:
 
     illegal_action: "raise" (a ValueError naming the legal actions, nothing applied) or "random" (replaced
     by a uniformly random legal action from the game's stream; `replaced` tells which games).
+    A bad `num_games` is refused as num_envs, the name the training envs give it.
     """
 
     def __init__(self, game_class, num_games: int = 1, opponents="random", seat="random",
                  illegal_action: str = "raise", seed: int | None = None, **rules):
+        num_games = as_int(num_games, "num_envs", 1, MAX_GAMES)
         self.game = game_class(num_games, seed=0, autoreset=False, **rules)
         self.config = self.game.config
         self.num_games = b = self.game.num_games
