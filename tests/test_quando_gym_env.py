@@ -72,6 +72,7 @@ def test_observation_is_the_flat_float32_box_of_the_aec_encoding():
     assert env.action_space.n == NUM_ACTIONS
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("seat,options", [(0, {}), (1, {"reward": "win"}), (3, {"edition": "oya"})])
 def test_steps_match_the_aec_env_driven_with_the_same_opponent(seat, options):
     """Each observation, mask and reward equals the AEC env's for the learner's seat, with the opponents'
