@@ -97,6 +97,20 @@ def test_readme_has_ci_commands():
     assert ci_commands() and all(command in readme for command in ci_commands())
 
 
+def test_readme_names_the_quick_subset_that_pyproject_registers():
+    """`pytest -m quick -n 2` checks an install in about a minute: the marker is registered (--strict-markers
+    passes) and marks a sample of every game's rules and of the envs, records and information model."""
+    import tomllib
+
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
+    assert any(m.startswith("quick:") and "pytest -m quick -n 2" in m for m in markers)
+    assert "`pytest -m quick -n 2`" in (ROOT / "README.md").read_text()
+    marked = {p.name for p in (ROOT / "tests").glob("test_*.py") if "@pytest.mark.quick\n" in p.read_text()}
+    assert {f"test_{game}_{part}.py" for game in ("quando", "cabo", "help") for part in ("rules",)} <= marked
+    assert {"test_quando_aec.py", "test_cabo_env.py", "test_help_env.py", "test_generic_tools.py", "test_records.py",
+            "test_quando_vec_env.py", "test_quando_information.py"} <= marked
+
+
 def commands(code: str, prompt: str = "") -> list[list[str]]:
     """Each command of a shell block as argv (comments dropped, `&&` chains split); with a `prompt` ("$ " in a
     console block) only the lines after it are commands, the others their output."""

@@ -291,8 +291,8 @@ def test_the_shipped_models_load_and_play_legal_moves(game):
 
 
 def test_the_default_model_path_says_how_to_train_it():
-    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m quando_env train "
-                       r"--game nogame"):
+    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz\): train one with `python -m quando_env "
+                       r"train --game nogame --set num_players=4` and give learned:runs/learned_nogame/best.npz"):
         LearnedAgent(game="nogame")
 
 
@@ -1002,8 +1002,9 @@ def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(
     from quando_env import cli
 
     check_agent("learned", "help", num_players=4)
-    with pytest.raises(FileNotFoundError, match=r"learned_help_3p\.npz"):
-        check_agent("learned", "help", num_players=3)
+    with pytest.raises(FileNotFoundError, match=r"learned_help_3p\.npz; the shipped ones play 4 players\): play 4 "
+                       r"players \(--players 4, num_players=4 in Python\), or train one"):
+        check_agent("learned", "help", num_players=3)      # the player count is the usual fix
     assert isinstance(make_agent("learned", game="help", num_players=4), LearnedAgent)
     three, four = (game_class("help").obs_dim_of(n) for n in (3, 4))
     with pytest.raises(ValueError, match=f"observations of length {four}; it cannot play game 'help' for 3 "
