@@ -8,6 +8,7 @@ MODULES = {
     "web": ("starlette", "uvicorn"),
     "rllib": ("ray", "torch"),
     "openspiel": ("pyspiel", "open_spiel"),
+    "jax": ("jax", "pgx", "mctx", "optax"),
 }
 
 

@@ -5,22 +5,10 @@ needs over `env.step`) and `single_seat` (one seat as a gymnax-style environment
 pgx, mctx).
 """
 import importlib
-from contextlib import contextmanager
 
-INSTALL = 'pip install -c constraints.txt -e ".[jax]"'
+from ..extras import needs
 
-
-@contextmanager
-def extra(what: str):
-    """Inside, a missing module becomes one line naming it and the command that installs the jax extra."""
-    try:
-        yield
-    except ModuleNotFoundError as e:
-        raise ModuleNotFoundError(f"{what} needs {e.name}, which the jax extra installs: {INSTALL} (in the clone's "
-                                  "root folder)", name=e.name) from None
-
-
-with extra("quando_env.jax"):
+with needs("jax", "quando_env.jax"):
     import jax  # noqa: F401
     import pgx  # noqa: F401
 
