@@ -57,7 +57,8 @@ base), `make_config` / `option` / `check_episode_options` (config validation: ev
 int, bool or str and range-checked in the config's `__post_init__`, before any arithmetic).
 
 A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
-`VectorGame`; `quando_env.registry.GAMES` maps the game's name to that module.
+`VectorGame`; its spec (quando_env.spec.GameSpec, in `quando_env/<game>/spec.py`) names that module and its other
+parts, and `quando_env.registry.GAMES` maps the game's name to the spec.
 
 State records share these fields, which the generic code reads: `cur` (seat to decide, -1 when the
 episode is over), `round` (rounds finished in the episode), `total` and `points` (game totals and the last

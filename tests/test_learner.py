@@ -1,6 +1,7 @@
 """quando_env.agents.learner and learned: learning happens, runs repeat, decisions earn the right rewards, the policy
 sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
 malformed files are refused."""
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tiny_game
 
 from quando_env.agents import make_agent
 from quando_env.agents.base import Agent
@@ -35,7 +37,7 @@ class KeepAgent(Agent):
 @pytest.fixture
 def tiny(monkeypatch):
     """The tiny test game (tests/tiny_game.py) in the registry, for this test only."""
-    monkeypatch.setitem(registry.GAMES, "tiny", "tiny_game")
+    monkeypatch.setitem(registry.GAMES, "tiny", tiny_game.SPEC)
     return "tiny"
 
 
@@ -513,12 +515,13 @@ def test_a_plain_run_of_a_game_goes_on_to_its_finishing_stage_and_a_run_given_se
 
 def test_the_finishing_stage_starts_from_the_runs_best_model_and_a_resumed_run_goes_on_to_it(tmp_path, monkeypatch,
                                                                                               capsys):
-    """The finishing stage runs in OUT/finish from OUT/best.npz with FINISH's settings over the run's, for FINISH's
-    decisions; a run stopped before its finishing stage began goes on to it when resumed."""
-    from quando_env.agents import learner as learner_module
+    """The finishing stage runs in OUT/finish from OUT/best.npz with the game's finish settings over the run's, for
+    its decisions; a run stopped before its finishing stage began goes on to it when resumed."""
+    from quando_env.agents.learner import finish
 
-    settings = learner_module.FINISH["help"][0]
-    monkeypatch.setitem(learner_module.FINISH, "help", (settings, 400))
+    settings = finish("help")[0]
+    monkeypatch.setitem(registry.GAMES, "help", dataclasses.replace(registry.GAMES["help"],
+                                                                    finish=(registry.GAMES["help"].finish[0], 400)))
     out = tmp_path / "run"
     assert main(run_args(out, "--timesteps", "600", "--finish")) == 0
     first = json.loads((out / "state.json").read_text())["hyper"]

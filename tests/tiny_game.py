@@ -15,6 +15,7 @@ from quando_env.checks import is_int, need
 from quando_env.core import (F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, Kernels, check_episode_options,
                              first_error)
 from quando_env.layout import Parts
+from quando_env.spec import GameSpec
 from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 
 KEEP, SWAP = 0, 1
@@ -277,7 +278,12 @@ class TinyGame(Game):
 
 
 
-VectorGame = TinyGame   # registry.game_class looks a game's engine up under this module attribute
+VectorGame = TinyGame   # the PettingZoo-style module's name for its engine
+
+# every part of its observation and state stays within [0, 1] (totals stop at the target)
+HIGHS = {"observation": lambda config: {}, "state": lambda config: {}}
+SPEC = GameSpec(name="tiny", title="Tiny", engine="tiny_game:TinyGame", pettingzoo="tiny_game",
+                bounds="tiny_game:HIGHS")
 
 
 class raw_env(GameAECEnv):

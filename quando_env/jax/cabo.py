@@ -130,6 +130,10 @@ class Cabo(GameEnv):
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("dealer", self.config.first_dealer))
 
+    # the game's pure functions, defined below
+    rules_step = staticmethod(lambda rules, state, action, key: step(rules, state, action, key))
+    rules_observe = staticmethod(lambda rules, state, player: observe(rules, state, player))
+
 
 
 # ---------------------------------------------------------------- cards moving, and who sees them (K rules)

@@ -117,6 +117,10 @@ class Help(GameEnv):
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("starter", -1))
 
+    # the game's pure functions, defined below
+    rules_step = staticmethod(lambda rules, state, action, key: step(rules, state, action, key))
+    rules_observe = staticmethod(lambda rules, state, player: observe(rules, state, player))
+
 
 
 # ---------------------------------------------------------------- the row (R10-R12), judged on the row alone

@@ -129,6 +129,10 @@ class Quando(GameEnv):
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("dealer", self.config.dealer))
 
+    # the game's pure functions, defined below
+    rules_step = staticmethod(lambda rules, state, action, key: step(rules, state, action, key))
+    rules_observe = staticmethod(lambda rules, state, player: observe(rules, state, player))
+
 
 
 # ---------------------------------------------------------------- cards and what each seat sees

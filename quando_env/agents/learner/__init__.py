@@ -43,7 +43,8 @@ what a rollout is collected by is fixed when it starts). Model files hold no pic
 
 The package, one concept a module, in reading order:
 
-- `hyper`: the settings of a run (`Hyper`) and each game's recipe (RECIPES, DEFAULT_DECISIONS, FINISH);
+- `hyper`: the settings of a run (`Hyper`) and each game's recipe from its spec (`recipe`,
+  `default_decisions`, `finish`; RECIPES, DEFAULT_DECISIONS, FINISH hold them for the package's games);
 - `net`: the network (`Net`, its move scorer's `Legal` outputs) and the masked softmax it acts by;
 - `losses`: what an update minimizes, per method and phase (PPO, imitation, DMC);
 - `rollout`: the buffer of one rollout's decisions (`Rollout`);
@@ -55,7 +56,7 @@ The package, one concept a module, in reading order:
 Every name is importable from the package itself (`from quando_env.agents.learner import Hyper, Learner`).
 """
 from .hyper import (AGAINST_HEURISTIC, DEFAULT_DECISIONS, FINISH, MAX_ROLLOUT, MAX_ROUND_CREDIT, MAX_THREADS,
-                    OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper)
+                    OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper, default_decisions, finish, recipe)
 from .net import Legal, Net, as_tensors, dense, legal_moves, masked_log_probs, masked_probs, policy_terms
 from .losses import LOSSES, dmc_imitation_loss, dmc_loss, imitation_loss, loss_function, ppo_loss
 from .rollout import Rollout
@@ -65,7 +66,7 @@ from .run import Run, open_run, phase, plot_curve, read_summary
 from .cli import finish_args, main, parse_args, parser, read_recipe, saved_hyper, train_stage
 
 __all__ = ["AGAINST_HEURISTIC", "DEFAULT_DECISIONS", "FINISH", "MAX_ROLLOUT", "MAX_ROUND_CREDIT", "MAX_THREADS",
-           "OTHER_GAMES_DECISIONS", "RECIPES", "SEED_MAX32", "Hyper",
+           "OTHER_GAMES_DECISIONS", "RECIPES", "SEED_MAX32", "Hyper", "default_decisions", "finish", "recipe",
            "Legal", "Net", "as_tensors", "dense", "legal_moves", "masked_log_probs", "masked_probs", "policy_terms",
            "LOSSES", "dmc_imitation_loss", "dmc_loss", "imitation_loss", "loss_function", "ppo_loss",
            "Rollout",
