@@ -7,7 +7,7 @@ its rules as kernels and a few hooks. Adapters (PettingZoo, Gymnasium, SB3, reco
 play) talk only to this surface, so a new game plugs into all of them.
 
 What a game provides (the clearest complete example is `quando_env.cabo.game` with `quando_env.cabo.engine`, whose
-step dispatches to functions named after the game's events; `tests/tiny_game.py` is the smallest). `Game` checks
+step dispatches to functions named after the game's events; `examples/tiny_game.py` is the smallest). `Game` checks
 it when the subclass is defined: a missing required attribute, hook or kernel is a TypeError naming it, at import.
 
 Required:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from quando_env import registry
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
 FENCE = re.compile(r"^(`{3,})([\w-]*)(.*)$")
@@ -70,6 +72,8 @@ def test_python_blocks_run(page, found, ray, tmp_path, monkeypatch, request):
     if ray:
         request.getfixturevalue("ray_local")
     monkeypatch.chdir(tmp_path)
+    before = dict(registry.GAMES)           # a page may register a game (adding-a-game.md): taken out after
+    request.addfinalizer(lambda: (registry.GAMES.clear(), registry.GAMES.update(before)))
     run_python(str(page.relative_to(ROOT)), found)
 
 

@@ -1,4 +1,4 @@
-"""The game contract is complete: a tiny second game (tests/tiny_game.py), written against quando_env.core.Game
+"""The game contract is complete: a tiny second game (examples/tiny_game.py), written against quando_env.core.Game
 alone, runs through every adapter (PettingZoo AEC, Gymnasium single and vector envs, the SB3 VecEnv with
 MaskablePPO, records, evaluation) with no game-specific code in any of them."""
 import warnings

@@ -36,7 +36,7 @@ class KeepAgent(Agent):
 
 @pytest.fixture
 def tiny(monkeypatch):
-    """The tiny test game (tests/tiny_game.py) in the registry, for this test only."""
+    """The tiny test game (examples/tiny_game.py) in the registry, for this test only."""
     monkeypatch.setitem(registry.GAMES, "tiny", tiny_game.SPEC)
     return "tiny"
 
@@ -619,7 +619,7 @@ def test_settings_are_checked():
     (["--seed", "3", "--set", "seed=5"], "argument --set: seed=5 and --seed 3 disagree: give one"),
     (["--set", "options=null"], "argument --set: 'options=null': options takes a JSON object"),
     (["--set", "init=nowhere.npz"], "argument --set init: no learned model at nowhere.npz"),
-    (["--set", "init=tests/tiny_game.py"], "argument --set init: tests/tiny_game.py: not a learned model file"),
+    (["--set", "init=examples/tiny_game.py"], "argument --set init: examples/tiny_game.py: not a learned model file"),
     (["--set", "move_hidden=8"], "argument --set: move_hidden=(8,) is not allowed: () or two integer widths"),
     (["--set", "overlap=yes"], "argument --set: 'overlap=yes': overlap takes 1, 0, true or false"),
     (["--device", "cuda"] if not __import__("torch").cuda.is_available() else ["--device", "tpu"],

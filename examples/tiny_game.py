@@ -1,4 +1,5 @@
-"""Tiny: a 2-player "high card with a hidden card" game written against quando_env.core.Game alone (tests only).
+"""Tiny: a 2-player "high card with a hidden card" game written against quando_env.core.Game alone, the smallest
+complete game (docs/adding-a-game.md walks through it; the tests play it through every generic part).
 
 Each round deals one card 0..9 to each seat from a shuffled 10-card deck (deck[p] to seat p, top first).
 The starter (seat round % 2), then the other seat, chooses KEEP or SWAP (own card for the unseen top of the
@@ -282,8 +283,9 @@ VectorGame = TinyGame   # the PettingZoo-style module's name for its engine
 
 # every part of its observation and state stays within [0, 1] (totals stop at the target)
 HIGHS = {"observation": lambda config: {}, "state": lambda config: {}}
-SPEC = GameSpec(name="tiny", title="Tiny", engine="tiny_game:TinyGame", pettingzoo="tiny_game",
-                bounds="tiny_game:HIGHS")
+# its parts named by this module's own name, whatever it is imported as
+SPEC = GameSpec(name="tiny", title="Tiny", engine=f"{__name__}:TinyGame", pettingzoo=__name__,
+                bounds=f"{__name__}:HIGHS")
 
 
 class raw_env(GameAECEnv):
