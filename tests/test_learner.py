@@ -97,8 +97,8 @@ def test_with_overlap_the_next_rollout_is_collected_by_the_weights_from_before_t
     still.collect()
     a, b = ahead.roll, still.roll
     assert a is not ahead.spare and a.count == b.count > 0
-    for key in a.buf:
-        np.testing.assert_array_equal(a.buf[key][:a.count], b.buf[key][:b.count], err_msg=key)
+    for key, arr in a.buf.items():
+        np.testing.assert_array_equal(arr[:a.count], b.buf[key][:b.count], err_msg=key)
     if move:
         ids = np.arange(a.count)
         for x, y in zip(a.stored_moves(ids), b.stored_moves(ids)):
@@ -184,12 +184,12 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
     keys, segments, ready = rows_of[1]
     buf = learner.buf
     for key, row in keys.items():
-        assert buf["rew"][row] == pytest.approx(rew[key], abs=1e-5), key
-        assert buf["nxt"][row] == (keys[nxt[key]] if key in nxt else -1)
+        assert buf.rew[row] == pytest.approx(rew[key], abs=1e-5), key
+        assert buf.nxt[row] == (keys[nxt[key]] if key in nxt else -1)
     assert not ready[[keys[k] for k in pending.values()]].any() and ready.sum() == len(keys) - len(pending)
     # Undiscounted returns with zero values: the rewards of the decision and of the seat's later ones, up to a
     # decision still pending (it is carried into the next rollout and trained there).
-    buf["val"][:] = 0.0
+    buf.val[:] = 0.0
     _, ret = learner.advantages(learner.roll, 1.0)
     for key, row in keys.items():
         total, k = rew[key], key
@@ -944,7 +944,7 @@ def test_the_warm_start_learns_the_heuristics_move_and_dagger_plays_the_policys_
     m = learner.game.legal_action_mask.copy()
     learner.collect()
     last = last_legal(m)
-    np.testing.assert_array_equal(learner.buf["act"][:learner.count], labels[0])     # always learns the heuristic
+    np.testing.assert_array_equal(learner.buf.act[:learner.count], labels[0])     # always learns the heuristic
     np.testing.assert_array_equal(played[0], last if dagger else labels[0])
     assert (labels[0] != last).any()
 
@@ -983,7 +983,7 @@ def test_a_rollout_teacher_labels_the_warm_start():
     learner.teacher.act = lambda o, m: labels.append(act(o, m)) or labels[-1]
     learner.hp.rollout_steps = 2
     learner.collect()
-    np.testing.assert_array_equal(learner.buf["act"][:learner.count], np.concatenate(labels))
+    np.testing.assert_array_equal(learner.buf.act[:learner.count], np.concatenate(labels))
 
 
 # ---------------------------------------------------------------- the learned agent knows its player count
