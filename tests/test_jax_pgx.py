@@ -118,3 +118,9 @@ def test_concrete_jax_scalars_are_options_and_bad_ones_are_refused():
                           (lambda: env.init(jax.random.PRNGKey(0), options={"dealer": jnp.arange(2)}), "dealer=")]:
         with pytest.raises(ValueError, match="^" + message.replace("(", r"\(")):
             call()
+
+
+def test_the_pgx_base_keeps_its_former_name():
+    from quando_env.jax.env import GameEnv, PgxGameEnv
+
+    assert GameEnv is PgxGameEnv and isinstance(qjax.make("cabo"), GameEnv)

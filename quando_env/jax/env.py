@@ -15,8 +15,9 @@ ADAPTER_ONLY = {"render_mode": "draw with the numba engine's env (quando_env.mak
                 "action_features": "the JAX engines have no move features"}
 
 
-class GameEnv(pgx.core.Env):
-    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `over_phase`, `rules_class` (the
+class PgxGameEnv(pgx.core.Env):
+    """A game as a `pgx.Env` (the base of the JAX engines; the Gymnasium env is quando_env.adapters.gym_env.GameEnv).
+    Subclasses set `game`, `config_class`, `setup_keys`, `over_phase`, `rules_class` (the
     config as the static values the game's functions read, with `of(config)` and `draws_in_step`: whether a step may
     draw at random) and implement `_checked_setup(options)` and `_init_setup(key, setup)` (setup: the checked options),
     and `rules_step(rules, state, action, key)` and `rules_observe(rules, state, player)`: the game's pure functions
@@ -116,6 +117,9 @@ class GameEnv(pgx.core.Env):
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (game_class(self.game).obs_dim_of(self.num_players),)
+
+
+GameEnv = PgxGameEnv        # its former name, kept for code that imports it
 
 
 def pgx_fields(num_players: int, obs_dim: int, num_actions: int) -> dict:
