@@ -10,6 +10,7 @@ from quando_env import bounds, registry
 from quando_env.agents import game_agents
 from quando_env.agents.strength import table
 from quando_env.cli.first_use import first_kernels
+from quando_env.cli.warmup import kernel_modules, kernels
 from quando_env.jax import games as jax_games
 from quando_env.registry import GAMES, game_spec
 from quando_env.spec import PARTS, GameSpec, check
@@ -23,6 +24,8 @@ def test_every_part_of_every_spec_imports_and_is_what_it_must_be(name):
     assert spec.part("jax")().num_players >= 2 and name in jax_games()
     assert "heuristic" in game_agents(name) and first_kernels(name, agents=True)[-1] is spec.part("heuristic_kernel")
     assert spec.decisions > 0 and spec.finish is not None and f"| {spec.title} |" in table()
+    found = kernels(kernel_modules(name))                   # what warmup counts as the game's kernels
+    assert spec.part("engine").kernels.step in found and spec.part("heuristic_kernel") in found
 
 
 @pytest.mark.parametrize("part", PARTS)
