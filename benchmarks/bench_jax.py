@@ -91,7 +91,7 @@ def main():
     parser.add_argument("--games", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", default=",".join(qjax.MODULES), help="games, comma-separated")
+    parser.add_argument("--only", default=",".join(qjax.games()), help="games, comma-separated")
     args = parser.parse_args()
     rows = []
     for name in args.only.split(","):

@@ -299,7 +299,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     """The command line, checked before anything is compiled."""
     d = Hyper()
     p = argparse.ArgumentParser(prog="examples/jax_ppo.py", description=__doc__.split("\n")[0])
-    p.add_argument("--game", default=d.game, choices=sorted(qjax.MODULES), help=f"default {d.game}")
+    p.add_argument("--game", default=d.game, choices=sorted(qjax.games()), help=f"default {d.game}")
     p.add_argument("--players", type=int, default=d.players, choices=range(2, 7), metavar="2..6",
                    help=f"default {d.players}")
     p.add_argument("--envs", type=positive, default=d.envs, help=f"games stepped together, default {d.envs}")

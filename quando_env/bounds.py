@@ -1,12 +1,10 @@
 """Upper bounds of every entry of a game's observation and state vectors (all are >= 0), for finite observation
-and state spaces: each game declares the parts that can pass 1 as functions of its config
-(`quando_env.<game>.bounds.HIGHS`); every other part of its layouts stays within [0, 1]. Any other game (your own)
-gets inf."""
-import importlib
-
+and state spaces: each registered game's spec names the parts that can pass 1 as functions of its config (its
+`bounds` part, e.g. `quando_env.quando.bounds:HIGHS`); every other part of its layouts stays within [0, 1]. An engine
+no spec names (a subclass, a game not registered) gets inf."""
 import numpy as np
 
-from .registry import GAMES, game_class
+from .registry import GAMES
 
 KINDS = ("observation", "state")
 
@@ -16,16 +14,10 @@ def part_highs(game, kind: str) -> dict | None:
     when the game declares no bounds."""
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r} is not allowed: one of {KINDS}")
-    if getattr(game, "name", None) not in GAMES or type(game) is not game_class(game.name):
+    spec = GAMES.get(getattr(game, "name", None))
+    if spec is None or type(game) is not spec.part("engine"):
         return None
-    package = f"quando_env.{game.name}"
-    try:
-        module = importlib.import_module(f"{package}.bounds")
-    except ModuleNotFoundError as e:     # a game registered from elsewhere (a test's, your own)
-        if e.name not in (package, f"{package}.bounds"):
-            raise
-        return None
-    return module.HIGHS[kind](game.config)
+    return spec.part("bounds")[kind](game.config)
 
 
 def high(game, kind: str) -> np.ndarray:

@@ -14,6 +14,11 @@ import numpy as np
 SEED_MAX = 2**63 - 1    # seeds are int64 (game i of a batch seeded s gets s + i)
 
 
+def rule(game: str, *ids: str) -> str:
+    """Where a message's rule can be looked up: "rule R3 of quando_env/quando/RULES.md"."""
+    return f"rule {', '.join(ids)} of quando_env/{game}/RULES.md"
+
+
 def is_int(x) -> bool:
     """An integer (int or numpy integer), and not a bool."""
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))

@@ -7,7 +7,7 @@ its rules as kernels and a few hooks. Adapters (PettingZoo, Gymnasium, SB3, reco
 play) talk only to this surface, so a new game plugs into all of them.
 
 What a game provides (the clearest complete example is `quando_env.cabo.game` with `quando_env.cabo.engine`, whose
-step dispatches to functions named after the game's events; `tests/tiny_game.py` is the smallest). `Game` checks
+step dispatches to functions named after the game's events; `examples/tiny_game.py` is the smallest). `Game` checks
 it when the subclass is defined: a missing required attribute, hook or kernel is a TypeError naming it, at import.
 
 Required:
@@ -57,7 +57,8 @@ base), `make_config` / `option` / `check_episode_options` (config validation: ev
 int, bool or str and range-checked in the config's `__post_init__`, before any arithmetic).
 
 A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
-`VectorGame`; `quando_env.registry.GAMES` maps the game's name to that module.
+`VectorGame`; its spec (quando_env.spec.GameSpec, in `quando_env/<game>/spec.py`) names that module and its other
+parts, and `quando_env.registry.GAMES` maps the game's name to the spec.
 
 State records share these fields, which the generic code reads: `cur` (seat to decide, -1 when the
 episode is over), `round` (rounds finished in the episode), `total` and `points` (game totals and the last

@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 from gymnasium.error import DependencyNotInstalled
 
+from .extras import missing
 from .table_style import (BACK, BACK_STRIPE, BOTTOM, CARD_EDGE, CARD_FACE, EMPTY, FELT, FRAME_HEIGHT, FRAME_WIDTH, GAP,
                           GOLD, INK_RGB, MARGIN, MAX_CARD, MAX_ZONE, PANEL, PANEL_TO_MOVE, SEATS_WIDTH, SOFT, TOP,
                           WHITE)
@@ -26,8 +27,8 @@ def pygame_module():
     try:
         import pygame
     except ImportError as e:
-        raise DependencyNotInstalled('pictures (render_mode="rgb_array" or "human") are drawn with pygame: '
-                                     'pip install "quando_env[render]"') from e
+        raise DependencyNotInstalled(missing("render", 'pictures (render_mode="rgb_array" or "human")',
+                                             "pygame")) from e
     if not pygame.font.get_init():
         pygame.font.init()
     return pygame

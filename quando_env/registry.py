@@ -1,11 +1,12 @@
-"""The games of quando_env by name: their PettingZoo-style modules, engines and Gymnasium ids."""
-import importlib
+"""The games of quando_env by name: each game's spec (quando_env.spec: its engine, PettingZoo-style module, JAX env,
+agents, bounds, recipe), and the Gymnasium ids."""
+from .cabo.spec import SPEC as CABO
+from .help.spec import SPEC as HELP
+from .quando.spec import SPEC as QUANDO
+from .spec import GameSpec
 
-# name -> the game's module (PettingZoo convention: env(), raw_env, VectorGame, the env card).
-GAMES = {"quando": "quando_env.quando_v0",
-         "cabo": "quando_env.cabo_v0",
-         "help": "quando_env.help_v0",
-         }
+# name -> the game's spec; `register` adds one
+GAMES = {spec.name: spec for spec in (QUANDO, CABO, HELP)}
 
 
 def game_names() -> list[str]:
@@ -13,18 +14,33 @@ def game_names() -> list[str]:
     return list(GAMES)
 
 
-def game_module(name: str):
-    """The `<name>_v0` module of a game."""
+def register(spec: GameSpec) -> None:
+    """Add a game (its Gymnasium and PettingZoo ids are registered by quando_env.adapters.training_envs.register_envs
+    and register_pettingzoo, which `import quando_env` runs for the games of the package)."""
+    if not isinstance(spec, GameSpec):
+        raise ValueError(f"spec={spec!r} is not allowed: a quando_env.spec.GameSpec")
+    if spec.name in GAMES and GAMES[spec.name] != spec:
+        raise ValueError(f"a game named {spec.name!r} is registered already")
+    GAMES[spec.name] = spec
+
+
+def game_spec(name: str) -> GameSpec:
+    """The spec of the game named `name`; ValueError naming the games otherwise."""
     if not isinstance(name, str) or name not in GAMES:
         raise ValueError(f"unknown game {name!r}: choose one of {game_names()}")
-    return importlib.import_module(GAMES[name])
+    return GAMES[name]
+
+
+def game_module(name: str):
+    """The PettingZoo-style module of a game (`<name>_v0`: env(), raw_env, VectorGame, the env card)."""
+    return game_spec(name).part("pettingzoo")
 
 
 def game_class(game):
     """The batched engine class of a game given by name (or the class itself: a quando_env.core.Game subclass);
     ValueError naming `game` otherwise."""
     if isinstance(game, str):
-        return game_module(game).VectorGame
+        return game_spec(game).part("engine")
     from .core import Game
 
     if not (isinstance(game, type) and issubclass(game, Game)):
@@ -55,7 +71,7 @@ def register_pettingzoo() -> None:
         return
     for name in GAMES:
         if pettingzoo_id(name) not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", pettingzoo_id(name), entry_point=f"{GAMES[name]}:env")
+            pettingzoo.register("aec", pettingzoo_id(name), entry_point=f"{GAMES[name].pettingzoo}:env")
 
 
 def make(name: str, **config):

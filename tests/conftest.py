@@ -1,8 +1,9 @@
 import os
 import sys
 
-# tests/ holds the plain-Python reference implementations, imported by name.
+# tests/ holds the plain-Python reference implementations, imported by name; examples/ the tiny game (tiny_game).
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
 
 # Under pytest-xdist every worker is a process of its own: one thread each (numba, and torch through
 # OpenMP) keeps `pytest -n 2` at two busy cores. Tests that compare thread counts raise it themselves.

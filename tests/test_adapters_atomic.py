@@ -355,7 +355,7 @@ def test_make_vec_step_is_all_or_nothing_autoresets_included(game, mode):
     runs = []
     for opponent, inject in ((Flaky(FAILURES, "raise"), True), (Flaky(), False)):
         envs = gym.make_vec(gym_id(game), num_envs=3, vectorization_mode="vector_entry_point", opponents=opponent,
-                            seat="random", num_players=3, episode="round", autoreset_mode=mode)
+                            seat="random", num_players=3, episode="round", autoreset_mode=mode, illegal_action="raise")
         opponent.armed = True
         venv = envs.unwrapped
         view = lambda: core_view(venv.core) + plain([venv._ended])      # noqa: E731

@@ -57,7 +57,8 @@ def test_env_spaces_are_finite_and_hold_what_the_envs_give(game):
     gym.wrappers.RescaleObservation(single, np.float32(0), np.float32(1))      # refuses infinite bounds
 
 
-def test_a_game_that_declares_no_bounds_keeps_infinite_ones():
+def test_an_engine_no_registered_spec_names_keeps_infinite_bounds():
+    """(A registered game must name its bounds: tests/test_game_specs.py.)"""
     from tiny_game import TinyGame
 
     vg = TinyGame(2, seed=0)

@@ -51,6 +51,7 @@ def test_pettingzoo_api_test(n):
 @pytest.mark.filterwarnings("ignore:Observation")
 @pytest.mark.parametrize("options", [dict(episode="round", reward="win", hand_size=2),
                                      dict(max_steps=15, turn_limit=0)], ids=["round-win", "max_steps"])
+@pytest.mark.quick
 def test_pettingzoo_api_test_other_episode_ends(options):
     api_test(cabo_v0.env(num_players=3, **options), num_cycles=300)
 

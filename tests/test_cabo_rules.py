@@ -121,6 +121,7 @@ def test_R5_deal_one_card_at_a_time_from_the_dealers_left_card_i_to_slot_i(n, de
         assert game.hands(0)[p] == [j + n * i for i in range(4)] + [None] * 4
 
 
+@pytest.mark.quick
 def test_R6_upcard_then_stock_in_order_and_peek_at_slots_0_and_1():
     game = VectorGame(1, num_players=3, episode="round")
     game.reset(deck=list(range(52)), dealer=2)
@@ -150,6 +151,7 @@ def test_R8_turns_go_clockwise_and_a_player_holding_no_card_is_skipped():
 
 
 # ---------------------------------------------------------------- a turn
+@pytest.mark.quick
 def test_R9_draw_from_the_stock_only_the_drawer_sees_or_take_the_discard_top():
     game = plain_table()
     pass_window(game)

@@ -102,9 +102,10 @@ def test_evaluate_refuses_bad_agent_names_before_building_any(capsys, argv, opti
 
 def test_evaluate_says_where_a_player_count_it_was_not_given_comes_from(capsys):
     line = refused(evaluate_cli.parse_args, ["--game", "help", "--agents", "heuristic", "random"], capsys)
-    assert line.endswith("Help! is played by 3 to 5 players (R3); without --players a match has one player per agent")
+    assert line.endswith("Help! is played by 3 to 5 players (rule R3 of quando_env/help/RULES.md); without --players a "
+                         "match has one player per agent")
     line = refused(evaluate_cli.parse_args, ["--game", "help", "--agents", "random", "--players", "2"], capsys)
-    assert line.endswith("(R3)")
+    assert line.endswith("(rule R3 of quando_env/help/RULES.md)")
 
 
 def test_evaluate_rollout_samples_are_used_as_given():

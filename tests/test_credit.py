@@ -168,12 +168,12 @@ def test_round_credit_adds_its_weight_times_each_rounds_change_and_nothing_else(
     plain.collect()
     credited.collect()
     assert plain.count == credited.count
-    assert np.array_equal(plain.buf["act"][:plain.count], credited.buf["act"][:credited.count])
+    assert np.array_equal(plain.buf.act[:plain.count], credited.buf.act[:credited.count])
     want = np.zeros(credited.count)
     for c, last in changes:
         held = last >= 0
         np.add.at(want, last[held], 0.5 * c[held])
-    got = credited.buf["rew"][:credited.count].astype(np.float64) - plain.buf["rew"][:plain.count]
+    got = credited.buf.rew[:credited.count].astype(np.float64) - plain.buf.rew[:plain.count]
     assert np.abs(want).max() > 0.05
     assert np.allclose(got, want, atol=1e-5)
 
@@ -198,15 +198,15 @@ def test_a_games_credited_rewards_add_up_to_won_less_the_starting_chance():
     learner.collect()
     b = learner.buf
     assert len(ends) >= 4 and (learner.owner == LEARNER).all()
-    heads = np.setdiff1d(np.arange(learner.count), b["nxt"][:learner.count])   # every chain starts a game
+    heads = np.setdiff1d(np.arange(learner.count), b.nxt[:learner.count])   # every chain starts a game
     total_of_last = {}
     for h in heads:
         row, total = h, 0.0
         while True:
-            total += b["rew"][row]
-            if b["nxt"][row] < 0:
+            total += b.rew[row]
+            if b.nxt[row] < 0:
                 break
-            row = b["nxt"][row]
+            row = b.nxt[row]
         total_of_last[row] = total
     for last, won in ends:
         for seat in range(learner.n):
@@ -218,7 +218,7 @@ def test_a_zero_weight_is_todays_run_exactly():
         learner = quando_learner(**kw)
         for _ in range(2):
             learner.iteration()
-        return learner.weights(), learner.buf["rew"][:learner.count].copy()
+        return learner.weights(), learner.buf.rew[:learner.count].copy()
 
     (a, ra), (b, rb) = weights(), weights(round_credit=0.0, credit_model=str(credit.shipped_path("quando", 4)))
     assert all(np.array_equal(a[k], b[k]) for k in a) and np.array_equal(ra, rb)

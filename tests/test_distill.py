@@ -2,6 +2,7 @@
 search's candidate values true to its choice, and a network trained on them that plays."""
 import numpy as np
 import pytest
+import tiny_game
 
 from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
 from quando_env.agents.distill import LabelSettings, label, main, read_shard, shard_path, train
@@ -166,7 +167,7 @@ def test_a_model_trained_on_quando_labels_plays_as_learned_path(tmp_path, capsys
 # ---------------------------------------------------------------- the tiny game, with a search kit of its own
 @pytest.fixture
 def tiny(monkeypatch):
-    monkeypatch.setitem(GAMES, "tiny", "tiny_game")
+    monkeypatch.setitem(GAMES, "tiny", tiny_game.SPEC)
     return "tiny"
 
 
@@ -184,7 +185,6 @@ class TinyHeuristic(Agent):
 
 
 def tiny_kit():
-    import tiny_game
 
     class Searched(tiny_game.TinyGame):
         @classmethod

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from quando_env import registry
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
 FENCE = re.compile(r"^(`{3,})([\w-]*)(.*)$")
@@ -70,6 +72,8 @@ def test_python_blocks_run(page, found, ray, tmp_path, monkeypatch, request):
     if ray:
         request.getfixturevalue("ray_local")
     monkeypatch.chdir(tmp_path)
+    before = dict(registry.GAMES)           # a page may register a game (adding-a-game.md): taken out after
+    request.addfinalizer(lambda: (registry.GAMES.clear(), registry.GAMES.update(before)))
     run_python(str(page.relative_to(ROOT)), found)
 
 
@@ -95,6 +99,20 @@ def ci_commands() -> list[str]:
 def test_readme_has_ci_commands():
     readme = [code.strip() for _, lang, _, code in blocks((ROOT / "README.md").read_text()) if lang == "bash"]
     assert ci_commands() and all(command in readme for command in ci_commands())
+
+
+def test_readme_names_the_quick_subset_that_pyproject_registers():
+    """`pytest -m quick -n 2` checks an install in about a minute: the marker is registered (--strict-markers
+    passes) and marks a sample of every game's rules and of the envs, records and information model."""
+    import tomllib
+
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
+    assert any(m.startswith("quick:") and "pytest -m quick -n 2" in m for m in markers)
+    assert "`pytest -m quick -n 2`" in (ROOT / "README.md").read_text()
+    marked = {p.name for p in (ROOT / "tests").glob("test_*.py") if "@pytest.mark.quick\n" in p.read_text()}
+    assert {f"test_{game}_{part}.py" for game in ("quando", "cabo", "help") for part in ("rules",)} <= marked
+    assert {"test_quando_aec.py", "test_cabo_env.py", "test_help_env.py", "test_generic_tools.py", "test_records.py",
+            "test_quando_vec_env.py", "test_quando_information.py"} <= marked
 
 
 def commands(code: str, prompt: str = "") -> list[list[str]]:

@@ -1,4 +1,4 @@
-"""The game contract is complete: a tiny second game (tests/tiny_game.py), written against quando_env.core.Game
+"""The game contract is complete: a tiny second game (examples/tiny_game.py), written against quando_env.core.Game
 alone, runs through every adapter (PettingZoo AEC, Gymnasium single and vector envs, the SB3 VecEnv with
 MaskablePPO, records, evaluation) with no game-specific code in any of them."""
 import warnings
@@ -29,7 +29,7 @@ DECK = [9, 0, 5, 1, 2, 3, 4, 6, 7, 8]   # seat 0 holds 9, seat 1 holds 0; swaps 
 @pytest.fixture
 def tiny(monkeypatch):
     """'tiny' in the game registry (and its Gymnasium id "Tiny-v0") for this test only."""
-    monkeypatch.setitem(registry.GAMES, "tiny", "tiny_game")
+    monkeypatch.setitem(registry.GAMES, "tiny", tiny_game.SPEC)
     new_id = registry.gym_id("tiny") not in gym.registry
     register_envs()
     yield "tiny"

@@ -95,17 +95,42 @@ def test_sb3_vec_env_masks_are_never_empty():
 
 
 # ---------------------------------------------------------------- tools that draw actions without the mask
-@pytest.mark.parametrize("game", GAMES)
-def test_gymnasium_checker_passes_with_random_replacement_and_refuses_clearly_without(game):
-    """Gymnasium's check_env draws its step-determinism action before a fresh reset(seed=123): the new deal may
-    not allow it. With illegal_action="random" it passes; with the default the refusal names that option."""
+REGISTERED = sorted(i for i, spec in gym.registry.items() if str(spec.entry_point).startswith("quando_env."))
+
+
+def test_every_registered_id_is_a_game():
+    assert REGISTERED == sorted(IDS.values())
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("env_id", REGISTERED)
+def test_gymnasium_checker_passes_on_every_registered_id_with_no_keyword(env_id):
+    """Gymnasium's check_env draws its step-determinism action before a fresh reset(seed=123), which the new deal
+    may not allow: the ids default to illegal_action="random" (Gymnasium's API accepts every action of the space)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        check_env(gym.make(IDS[game], illegal_action="random").unwrapped)
-        try:
-            check_env(gym.make(IDS[game]).unwrapped)
-        except ValueError as e:
-            assert "is illegal" in str(e) and OPTION in str(e)
+        check_env(gym.make(env_id))
+        check_env(gym.make(env_id).unwrapped)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_illegal_action_on_a_registered_id_is_flagged_and_refused_on_request(game):
+    """gym.make's default plays a random legal action instead and says so in info; illegal_action="raise" (GameEnv's
+    default) refuses it, naming the option, and changes nothing."""
+    env = gym.make(IDS[game])
+    _, info = env.reset(seed=0)
+    assert info["illegal_action"] is False
+    illegal = int(np.flatnonzero(~env.unwrapped.action_masks())[0])
+    _, _, _, _, info = env.step(illegal)
+    assert info["illegal_action"] is True
+    if not (info["action_mask"] == 0).all():
+        _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert info["illegal_action"] is False
+    for refusing in (gym.make(IDS[game], illegal_action="raise"), GameEnv(game)):
+        obs, _ = refusing.reset(seed=0)
+        with pytest.raises(ValueError, match="is illegal.*" + OPTION):
+            refusing.step(illegal)
+        np.testing.assert_array_equal(refusing.unwrapped._observation(), obs)
 
 
 def test_why_cabo_passes_the_checker_with_the_default():
@@ -187,7 +212,7 @@ def test_supersuit_sticky_actions_run_with_random_replacement_or_are_refused(gam
         _, _, term, trunc, info = single.step(single.action_space.sample())
         done, flagged = term or trunc, flagged + info["illegal_action"]
     assert term and flagged > 0
-    single = sticky_actions_v0(gym.make(IDS[game], episode="round"), 0.9)
+    single = sticky_actions_v0(gym.make(IDS[game], illegal_action="raise", episode="round"), 0.9)
     single.reset(seed=3)
     with pytest.raises(ValueError, match=f"is illegal.*{OPTION}"):
         for _ in range(500):
@@ -197,15 +222,14 @@ def test_supersuit_sticky_actions_run_with_random_replacement_or_are_refused(gam
 @pytest.mark.parametrize("game", GAMES)
 def test_torchrl_rollout_without_a_policy_samples_legal_moves_by_the_policy_mask(game):
     """TorchRL's rollout without a policy draws from the action spec: with its ActionMask transform reading
-    info["policy_mask"] every move is legal (the default env raises on any other); without the mask,
-    illegal_action="random" runs and the default refuses naming it."""
+    info["policy_mask"] every move is legal (illegal_action="raise" refuses any other); without the mask,
+    illegal_action="random" (the ids' default) runs and "raise" refuses naming it."""
     torch.manual_seed(0)
-    base = GymWrapper(gym.make(IDS[game], episode="round"), categorical_action_encoding=True)
+    base = GymWrapper(gym.make(IDS[game], illegal_action="raise", episode="round"), categorical_action_encoding=True)
     base.set_info_dict_reader(default_info_dict_reader(["policy_mask"]))
     td = TransformedEnv(base, ActionMask(mask_key="policy_mask")).rollout(120, break_when_any_done=False)
     assert td["next", "done"].any() and td["policy_mask"][torch.arange(120), td["action"]].all()
-    td = GymWrapper(gym.make(IDS[game], illegal_action="random", episode="round")).rollout(
-        120, break_when_any_done=False)
+    td = GymWrapper(gym.make(IDS[game], episode="round")).rollout(120, break_when_any_done=False)
     assert td.shape[0] == 120 and td["next", "done"].any()
     with pytest.raises(ValueError, match=f"is illegal.*{OPTION}"):
-        GymWrapper(gym.make(IDS[game], episode="round")).rollout(120, break_when_any_done=False)
+        GymWrapper(gym.make(IDS[game], illegal_action="raise", episode="round")).rollout(120, break_when_any_done=False)

@@ -45,6 +45,7 @@ def test_pettingzoo_api_test(n):
     api_test(help_v0.env(num_players=n), num_cycles=300)
 
 
+@pytest.mark.quick
 @pytest.mark.filterwarnings("ignore:Observation")
 @pytest.mark.parametrize("options", [dict(episode="round", reward="win"), dict(reshuffle="flip", max_steps=30)])
 def test_pettingzoo_api_test_other_options(options):
@@ -290,7 +291,9 @@ def test_a_redeal_refused_for_its_starter_changes_nothing():
     deck = other.round_setup(0)["deck"]
     made = int(other.states[0]["starter"])
     states, masks = g.states.copy(), g.masks.copy()
-    with pytest.raises(ValueError, match=rf"the record's starter is {(made + 1) % 4}, R5 makes it {made}"):
+    with pytest.raises(ValueError, match=rf"the record's starter is {(made + 1) % 4}, the rules make it {made} "
+                                         r"\(chosen from the deal among the callers, rule R5 of "
+                                         r"quando_env/help/RULES.md\)"):
         g.redeal(1, deck, starter=(made + 1) % 4)
     assert g.states.tobytes() == states.tobytes() and np.array_equal(g.masks, masks)
     g.redeal(1, deck, starter=made)

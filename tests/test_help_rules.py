@@ -4,6 +4,7 @@ the state directly and the masks recomputed, so that each test shows its rule in
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from quando_env.help import VectorGame
 from quando_env.help import engine as E
@@ -74,6 +75,7 @@ def test_R2_codes_and_kind_indices():
     assert sorted(g.round_setup(0)["deck"]) == sorted(ALL)
 
 
+@pytest.mark.quick
 def test_R3_deal_in_blocks_rest_is_the_draw_pile():
     d = deck([["1", "2", "3", "4"], ["5", "6", "7", "8"], ["9", "10", "11", "W"]], top=["S", "Z"])
     g = VectorGame(1, seed=0, num_players=3)
@@ -98,6 +100,7 @@ def test_R4_round_0_is_clockwise_and_the_direction_flips_every_round():
     assert dirs == [1, -1, 1, -1]
 
 
+@pytest.mark.quick
 def test_R5_calls_3_5_1_the_seat_with_the_1_starts_with_its_1():
     g = game([["3", "9", "W", "N"], ["5", "7", "8", "S"], ["1", "11", "Z", "Z"]])
     assert g.calls(0) == {0: 3, 1: 5, 2: 1}

@@ -33,7 +33,7 @@ def pgx_shims(monkeypatch):
     another package can never pass: the list gets our three ids added; (2) `api_test_single` calls
     `act_randomly` (pgx.experimental.utils), which samples along axis 1, with one game's unbatched mask (an
     IndexError for Pgx's own tic_tac_toe): a single mask gets a batch axis of one. Nothing else is changed."""
-    monkeypatch.setattr(pgx_api_test, "EnvId", Literal[get_args(pgx.EnvId) + tuple(qjax.MODULES)])
+    monkeypatch.setattr(pgx_api_test, "EnvId", Literal[get_args(pgx.EnvId) + tuple(qjax.games())])
     batched = pgx_api_test.act_randomly
     monkeypatch.setattr(pgx_api_test, "act_randomly",
                         lambda rng, mask: batched(rng, mask[None])[0] if mask.ndim == 1 else batched(rng, mask))
@@ -43,7 +43,7 @@ def test_the_shims_only_mend_pgx_for_its_own_games(pgx_shims):
     pgx_api_test.api_test(pgx.make("tic_tac_toe"), num=2)
 
 
-@pytest.mark.parametrize("name", list(qjax.MODULES))
+@pytest.mark.parametrize("name", list(qjax.games()))
 def test_pgx_api_test_passes(name, pgx_shims, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     pgx_api_test.api_test(qjax.make(name, **CONFIG), num=2)
@@ -66,7 +66,7 @@ def play(name, seed: int, decisions: int | None = None):
         yield state, game
 
 
-@pytest.mark.parametrize("name", list(qjax.MODULES))
+@pytest.mark.parametrize("name", list(qjax.games()))
 def test_an_illegal_action_ends_the_episode_as_pgx_has_it(name):
     """Not played (the table as it was), terminated, Pgx's penalty (-1 to the mover, n-1 to each other seat), the
     mover still current_player and seeing the table over, any action legal; a further step changes nothing."""
@@ -87,7 +87,7 @@ def test_an_illegal_action_ends_the_episode_as_pgx_has_it(name):
     assert not np.asarray(again.rewards).any() and int(again._step_count) == int(after._step_count)
 
 
-@pytest.mark.parametrize("name", list(qjax.MODULES))
+@pytest.mark.parametrize("name", list(qjax.games()))
 def test_save_svg_draws_the_table_the_numba_engine_draws(name, tmp_path):
     """The omniscient picture of the same table, every 8th decision and at the end; a batch is drawn game after
     game; save_svg writes it as an SVG file."""
@@ -118,3 +118,9 @@ def test_concrete_jax_scalars_are_options_and_bad_ones_are_refused():
                           (lambda: env.init(jax.random.PRNGKey(0), options={"dealer": jnp.arange(2)}), "dealer=")]:
         with pytest.raises(ValueError, match="^" + message.replace("(", r"\(")):
             call()
+
+
+def test_the_pgx_base_keeps_its_former_name():
+    from quando_env.jax.env import GameEnv, PgxGameEnv
+
+    assert GameEnv is PgxGameEnv and isinstance(qjax.make("cabo"), GameEnv)

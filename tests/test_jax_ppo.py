@@ -18,7 +18,7 @@ from quando_env.registry import game_class
 from jax_checks import use_compilation_cache
 
 EXAMPLE = runpy.run_path(str(Path(__file__).resolve().parents[1] / "examples" / "jax_ppo.py"))
-GAME = "cabo" if "cabo" in qjax.MODULES else "quando"
+GAME = "cabo" if "cabo" in qjax.games() else "quando"
 PLAYERS = 3
 
 

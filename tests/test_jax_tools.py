@@ -138,5 +138,5 @@ def test_a_missing_jax_extra_is_one_line_naming_the_install_from_the_clone(modul
     code = f"import sys; sys.modules[{missing!r}] = None\ntry:\n    import {module}\nexcept ImportError as e:\n" \
            "    print(type(e).__name__, e)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == [f"ModuleNotFoundError {module} needs {missing}, which the jax extra installs: "
+    assert out.splitlines() == [f"MissingExtra {module} needs {missing}, which the jax extra installs: "
                                 "pip install -c constraints.txt -e \".[jax]\" (in the clone's root folder)"]

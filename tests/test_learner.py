@@ -1,6 +1,7 @@
 """quando_env.agents.learner and learned: learning happens, runs repeat, decisions earn the right rewards, the policy
 sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
 malformed files are refused."""
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tiny_game
 
 from quando_env.agents import make_agent
 from quando_env.agents.base import Agent
@@ -34,8 +36,8 @@ class KeepAgent(Agent):
 
 @pytest.fixture
 def tiny(monkeypatch):
-    """The tiny test game (tests/tiny_game.py) in the registry, for this test only."""
-    monkeypatch.setitem(registry.GAMES, "tiny", "tiny_game")
+    """The tiny test game (examples/tiny_game.py) in the registry, for this test only."""
+    monkeypatch.setitem(registry.GAMES, "tiny", tiny_game.SPEC)
     return "tiny"
 
 
@@ -95,8 +97,8 @@ def test_with_overlap_the_next_rollout_is_collected_by_the_weights_from_before_t
     still.collect()
     a, b = ahead.roll, still.roll
     assert a is not ahead.spare and a.count == b.count > 0
-    for key in a.buf:
-        np.testing.assert_array_equal(a.buf[key][:a.count], b.buf[key][:b.count], err_msg=key)
+    for key, arr in a.buf.items():
+        np.testing.assert_array_equal(arr[:a.count], b.buf[key][:b.count], err_msg=key)
     if move:
         ids = np.arange(a.count)
         for x, y in zip(a.stored_moves(ids), b.stored_moves(ids)):
@@ -182,12 +184,12 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
     keys, segments, ready = rows_of[1]
     buf = learner.buf
     for key, row in keys.items():
-        assert buf["rew"][row] == pytest.approx(rew[key], abs=1e-5), key
-        assert buf["nxt"][row] == (keys[nxt[key]] if key in nxt else -1)
+        assert buf.rew[row] == pytest.approx(rew[key], abs=1e-5), key
+        assert buf.nxt[row] == (keys[nxt[key]] if key in nxt else -1)
     assert not ready[[keys[k] for k in pending.values()]].any() and ready.sum() == len(keys) - len(pending)
     # Undiscounted returns with zero values: the rewards of the decision and of the seat's later ones, up to a
     # decision still pending (it is carried into the next rollout and trained there).
-    buf["val"][:] = 0.0
+    buf.val[:] = 0.0
     _, ret = learner.advantages(learner.roll, 1.0)
     for key, row in keys.items():
         total, k = rew[key], key
@@ -291,8 +293,8 @@ def test_the_shipped_models_load_and_play_legal_moves(game):
 
 
 def test_the_default_model_path_says_how_to_train_it():
-    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz: train one with `python -m quando_env train "
-                       r"--game nogame"):
+    with pytest.raises(FileNotFoundError, match=r"learned_nogame_4p\.npz\): train one with `python -m quando_env "
+                       r"train --game nogame --set num_players=4` and give learned:runs/learned_nogame/best.npz"):
         LearnedAgent(game="nogame")
 
 
@@ -513,12 +515,13 @@ def test_a_plain_run_of_a_game_goes_on_to_its_finishing_stage_and_a_run_given_se
 
 def test_the_finishing_stage_starts_from_the_runs_best_model_and_a_resumed_run_goes_on_to_it(tmp_path, monkeypatch,
                                                                                               capsys):
-    """The finishing stage runs in OUT/finish from OUT/best.npz with FINISH's settings over the run's, for FINISH's
-    decisions; a run stopped before its finishing stage began goes on to it when resumed."""
-    from quando_env.agents import learner as learner_module
+    """The finishing stage runs in OUT/finish from OUT/best.npz with the game's finish settings over the run's, for
+    its decisions; a run stopped before its finishing stage began goes on to it when resumed."""
+    from quando_env.agents.learner import finish
 
-    settings = learner_module.FINISH["help"][0]
-    monkeypatch.setitem(learner_module.FINISH, "help", (settings, 400))
+    settings = finish("help")[0]
+    monkeypatch.setitem(registry.GAMES, "help", dataclasses.replace(registry.GAMES["help"],
+                                                                    finish=(registry.GAMES["help"].finish[0], 400)))
     out = tmp_path / "run"
     assert main(run_args(out, "--timesteps", "600", "--finish")) == 0
     first = json.loads((out / "state.json").read_text())["hyper"]
@@ -616,7 +619,7 @@ def test_settings_are_checked():
     (["--seed", "3", "--set", "seed=5"], "argument --set: seed=5 and --seed 3 disagree: give one"),
     (["--set", "options=null"], "argument --set: 'options=null': options takes a JSON object"),
     (["--set", "init=nowhere.npz"], "argument --set init: no learned model at nowhere.npz"),
-    (["--set", "init=tests/tiny_game.py"], "argument --set init: tests/tiny_game.py: not a learned model file"),
+    (["--set", "init=examples/tiny_game.py"], "argument --set init: examples/tiny_game.py: not a learned model file"),
     (["--set", "move_hidden=8"], "argument --set: move_hidden=(8,) is not allowed: () or two integer widths"),
     (["--set", "overlap=yes"], "argument --set: 'overlap=yes': overlap takes 1, 0, true or false"),
     (["--device", "cuda"] if not __import__("torch").cuda.is_available() else ["--device", "tpu"],
@@ -941,7 +944,7 @@ def test_the_warm_start_learns_the_heuristics_move_and_dagger_plays_the_policys_
     m = learner.game.legal_action_mask.copy()
     learner.collect()
     last = last_legal(m)
-    np.testing.assert_array_equal(learner.buf["act"][:learner.count], labels[0])     # always learns the heuristic
+    np.testing.assert_array_equal(learner.buf.act[:learner.count], labels[0])     # always learns the heuristic
     np.testing.assert_array_equal(played[0], last if dagger else labels[0])
     assert (labels[0] != last).any()
 
@@ -980,7 +983,7 @@ def test_a_rollout_teacher_labels_the_warm_start():
     learner.teacher.act = lambda o, m: labels.append(act(o, m)) or labels[-1]
     learner.hp.rollout_steps = 2
     learner.collect()
-    np.testing.assert_array_equal(learner.buf["act"][:learner.count], np.concatenate(labels))
+    np.testing.assert_array_equal(learner.buf.act[:learner.count], np.concatenate(labels))
 
 
 # ---------------------------------------------------------------- the learned agent knows its player count
@@ -1002,8 +1005,9 @@ def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(
     from quando_env import cli
 
     check_agent("learned", "help", num_players=4)
-    with pytest.raises(FileNotFoundError, match=r"learned_help_3p\.npz"):
-        check_agent("learned", "help", num_players=3)
+    with pytest.raises(FileNotFoundError, match=r"learned_help_3p\.npz; the shipped ones play 4 players\): play 4 "
+                       r"players \(--players 4, num_players=4 in Python\), or train one"):
+        check_agent("learned", "help", num_players=3)      # the player count is the usual fix
     assert isinstance(make_agent("learned", game="help", num_players=4), LearnedAgent)
     three, four = (game_class("help").obs_dim_of(n) for n in (3, 4))
     with pytest.raises(ValueError, match=f"observations of length {four}; it cannot play game 'help' for 3 "

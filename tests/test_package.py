@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import quando_env
+from quando_env.extras import MODULES, install_command
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "quando_env/agents/models/learned_quando_4p.npz"
@@ -99,12 +100,13 @@ def test_front_door_lists_train_and_evaluate(capsys):
 
 
 def test_a_missing_extra_is_named_with_its_pip_command():
-    """Without the train extra's modules: one line naming `pip install "quando_env[train]"`, no traceback."""
-    hint = 'pip install "quando_env[train]"'
+    """Without the train extra's modules: one line naming the clone's pip command, no traceback."""
+    hint = install_command("train")
     r = python("import sys; sys.modules['torch'] = None\n"
                "from quando_env.cli import main; sys.exit(main(['train', '--game', 'cabo']))")
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        f"python -m quando_env train: error: this command needs torch, which the train extra installs: {hint}"]
+        f"python -m quando_env train: error: this command needs torch, which the train extra installs: {hint} "
+        "(in the clone's root folder)"]
     r = python("import sys; sys.modules['tqdm'] = None\n"
                "from quando_env.cli import main; sys.exit(main(['evaluate', '--agents', 'random', 'random']))")
     assert r.returncode == 1 and len(r.stderr.splitlines()) == 1 and hint in r.stderr, r.stderr
@@ -117,8 +119,38 @@ def test_a_missing_extra_is_named_with_its_pip_command():
                "    except ModuleNotFoundError as e:\n"
                "        print(e)\n")
     assert r.stdout.splitlines() == [
-        f"make_vec_env (an SB3 VecEnv) needs stable_baselines3, which the train extra installs: {hint}",
-        f"the ppo agent needs sb3_contrib, which the train extra installs: {hint}"], r.stderr
+        f"make_vec_env (an SB3 VecEnv) needs stable_baselines3, which the train extra installs: {hint} "
+        "(in the clone's root folder)",
+        f"the ppo agent needs sb3_contrib, which the train extra installs: {hint} (in the clone's root folder)"], \
+        r.stderr
+
+
+def test_every_extra_missing_says_the_install_that_works_from_the_clone():
+    """Each extra's first module missing, in one process: each message is one line with that extra's pip command
+    from the clone (-e, constraints.txt), never `pip install "quando_env[...]"` (the package is on no index)."""
+    code = ("import contextlib, io, sys\n"
+            f"for m in {[mods[0] for mods in MODULES.values()]}: sys.modules[m] = None\n"
+            "import quando_env\n"
+            "from quando_env import picture\n"
+            "from quando_env.agents.evaluate_cli import ray_runner\n"
+            "from quando_env.cli import main\n"
+            "tries = [lambda: quando_env.make_vec_env(2), picture.pygame_module, lambda: ray_runner('local'),\n"
+            "        lambda: __import__('quando_env.integrations.rllib'),\n"
+            "        lambda: __import__('quando_env.integrations.openspiel'), lambda: __import__('quando_env.jax')]\n"
+            "for t in tries:\n"
+            "    try:\n"
+            "        t()\n"
+            "    except Exception as e:\n"
+            "        print(e)\n"
+            "err = io.StringIO()\n"
+            "with contextlib.redirect_stderr(err):\n"
+            "    main(['serve', '--game', 'cabo', '--players', '2'])\n"
+            "print(err.getvalue().strip())\n")
+    lines = python(code).stdout.splitlines()
+    assert len(lines) == len(MODULES) + 1, lines    # serve's line is the web extra's second
+    named = {extra for extra in MODULES for line in lines if install_command(extra) in line}
+    assert named == set(MODULES) and not any("quando_env[" in line for line in lines), lines
+    assert all(install_command(extra) == f'pip install -c constraints.txt -e ".[{extra}]"' for extra in MODULES)
 
 
 @pytest.mark.parametrize("opponents", ["learned", "learned:" + MODEL])

@@ -63,6 +63,7 @@ def test_pettingzoo_api_test(n, edition):
 @pytest.mark.filterwarnings("ignore:Observation")
 @pytest.mark.parametrize("options", [dict(episode="round", reward="win"), dict(max_steps=15)],
                          ids=["round-win", "max_steps"])
+@pytest.mark.quick
 def test_pettingzoo_api_test_other_episode_ends(options):
     api_test(quando_env.env(num_players=3, **options), num_cycles=300)
 

@@ -239,9 +239,10 @@ def test_make_agent_names():
             make_agent("learned", num_players=players, game="quando")
     with pytest.raises(FileNotFoundError, match="no PPO model"):
         make_agent("ppo:/nonexistent/model.zip", game="quando")
-    with pytest.raises(FileNotFoundError, match=r"train one with `python -m quando_env.agents.training --game cabo`"):
-        check_agent("ppo", game="cabo")      # train.py is the batched learner, whose models are learned:PATH
-    with pytest.raises(FileNotFoundError, match=r"train one with `python -m quando_env.agents.training --game help`"):
+    train = r"train one with `python -m quando_env train --algo sb3 --game {0}` and give ppo:runs/ppo_{0}/best_model"
+    with pytest.raises(FileNotFoundError, match=r"no PPO model for cabo is shipped .*: " + train.format("cabo")):
+        check_agent("ppo", game="cabo")      # the front door's spelling, with the algorithm that makes ppo models
+    with pytest.raises(FileNotFoundError, match=r"no PPO model at /nonexistent/model.zip: " + train.format("help")):
         PPOAgent("/nonexistent/model.zip", game="help")
     with pytest.raises(ValueError, match="unknown heuristic parameter"):
         HeuristicAgent(bogus=1)

@@ -48,8 +48,8 @@ def test_quando_env_imports_neither_agents_nor_stable_baselines3():
 
 
 def test_gymnasium_env_checker_passes_with_random_replacement_of_illegal_actions():
-    # check_env samples its step-determinism action *before* reset(seed=123), so with the default "raise"
-    # that action can be illegal in the new deal; "random" replaces it deterministically.
+    # check_env samples its step-determinism action *before* reset(seed=123), so with illegal_action="raise"
+    # that action can be illegal in the new deal; "random" (the id's default) replaces it deterministically.
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*maximum value is infinity.*")
         gym_check_env(gym.make("Quando-v0", illegal_action="random").unwrapped, skip_render_check=False)
@@ -72,6 +72,7 @@ def test_observation_is_the_flat_float32_box_of_the_aec_encoding():
     assert env.action_space.n == NUM_ACTIONS
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("seat,options", [(0, {}), (1, {"reward": "win"}), (3, {"edition": "oya"})])
 def test_steps_match_the_aec_env_driven_with_the_same_opponent(seat, options):
     """Each observation, mask and reward equals the AEC env's for the learner's seat, with the opponents'

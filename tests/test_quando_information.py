@@ -99,6 +99,7 @@ def test_K1_K4_changing_unseen_sides_changes_no_observation_or_mask(n, edition):
     assert checked > 100 and changed_truth > checked // 2 and other_noticed > 0
 
 
+@pytest.mark.quick
 def test_K1_holder_sees_front_others_see_back():
     g = VectorGame(1, seed=0, autoreset=False, num_players=3, episode="round")
     s = g.states[0]

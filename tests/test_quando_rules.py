@@ -56,6 +56,7 @@ class Table:
 
 
 # ------------------------------------------------------------------ material and setup
+@pytest.mark.quick
 def test_R1_fifty_five_cards_every_pair_once_ten_with_a_zero():
     pairs = {tuple(p) for p in CARD_VALUES.tolist()}
     assert len(pairs) == 55 and all(a < b for a, b in pairs)
@@ -139,6 +140,7 @@ def test_R6_default_dealer_is_last_seat_and_moves_clockwise_each_round():
 
 
 # ------------------------------------------------------------------ a turn
+@pytest.mark.quick
 def test_R7_mask_offers_straights_sets_and_no_knock_or_pass_at_first():
     hands = [[(3, 0), (4, 0), (5, 0), (5, 1), (7, 1), (8, 1), (10, 1), (5, 2)],
              [(1, 3), (2, 3), (4, 3), (5, 3), (6, 3), (7, 3), (8, 3), (9, 3)]]

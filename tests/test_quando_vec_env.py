@@ -97,6 +97,7 @@ def step_until_an_episode_ends(envs, seed):
     raise AssertionError("no episode ended")
 
 
+@pytest.mark.quick
 def test_make_vec_builds_the_batched_vector_env_with_next_step_autoreset():
     envs = gym.make_vec("Quando-v0", num_envs=3, num_players=3, seat=1)
     assert isinstance(envs.unwrapped, QuandoVectorEnv)
@@ -166,6 +167,7 @@ def sb3_rollout(venv, steps, seed):
     return out
 
 
+@pytest.mark.quick
 def test_make_vec_env_equals_dummy_vec_env_of_single_envs_with_the_same_seed():
     kwargs = dict(opponents=["random", LastLegal()], seat="random", episode="round")
     ours = quando_env.make_vec_env(num_envs=4, **kwargs)

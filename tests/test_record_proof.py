@@ -467,7 +467,7 @@ FIELD_CASES = [
     (lambda r: r.update(rounds={}), r"game record's 'rounds' must be a JSON list, got dict"),
     (lambda r: r["rounds"].__setitem__(1, [1]), r"round 1 of the record has no valid setup"),
     (lambda r: r["rounds"][0].update(dealer=True), r"round 0 of the record: dealer=True is not allowed"),
-    (lambda r: r["rounds"][1].update(dealer=1.0), r"round 1: the record's dealer is 1.0, R6 makes it"),
+    (lambda r: r["rounds"][1].update(dealer=1.0), r"round 1: the record's dealer is 1.0, the rules make it"),
     (lambda r: r["rounds"][0].update(deck="37" * 55), r"round 0 of the record: deck"),
     (lambda r: r["reshuffles"].__setitem__(0, 3), r"game record's reshuffles\[0\]=3 is not allowed"),
     (lambda r: r["reshuffles"][0].update(step="1"), r"game record's reshuffles\[0\]=.* is not allowed"),

@@ -49,6 +49,7 @@ def games():
     return {name: recorded_game(**kw) for name, kw in GAMES.items()}
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize("name", GAMES)
 def test_record_saved_and_loaded_replays_the_same_game(games, name, tmp_path):
     record, moves, totals = games[name]
@@ -198,7 +199,8 @@ def test_R1_R4_record_with_a_bad_deck(games, round_no, change, why):
 
 def test_R6_record_with_the_wrong_dealer(games):
     record = broken(games["kendi-4p-multi-round"][0], lambda r: r["rounds"][1].update(dealer=2))
-    assert replay_error(record) == "round 1: the record's dealer is 2, R6 makes it 0"
+    assert replay_error(record) == ("round 1: the record's dealer is 2, the rules make it 0 (the deal passes one seat "
+                                    "each round, rule R6 of quando_env/quando/RULES.md)")
     record = broken(games["kendi-4p-multi-round"][0], lambda r: r["rounds"][0].update(dealer=4))
     assert "dealer=4 is not allowed" in replay_error(record)
 

@@ -254,7 +254,8 @@ def test_serve_without_the_web_extra_says_the_one_line_to_run():
             "from quando_env.cli import main; sys.exit(main(['serve', '--game', 'cabo', '--players', '2']))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.splitlines() == [
-        'error: serve needs starlette, which the web extra installs: pip install "quando_env[web]"']
+        "error: serve needs starlette, which the web extra installs: pip install -c constraints.txt -e "
+        '".[web]" (in the clone\'s root folder)']
 
 
 def test_hints_from_an_agent_without_move_scores_are_refused_before_serving(monkeypatch, capsys):

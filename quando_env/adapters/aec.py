@@ -151,6 +151,7 @@ class GameAECEnv(AECEnv):
         self.observation_spaces = {a: spaces.Dict(parts) for a in self.possible_agents}
         self.action_spaces = {a: LegalActionSpace(g.num_actions, self._legal_of, a) for a in self.possible_agents}
         self._replaced = {} if illegal_action == "random" else None    # agent: its last action was replaced
+        self._replacing = False     # the step now replaces its action (illegal_action="random")
         self.state_space = spaces.Box(low=0.0, high=bounds.high(g, "state"), dtype=np.float32)
         self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
         self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
@@ -243,9 +244,8 @@ class GameAECEnv(AECEnv):
                              f"one integer 0..{n - 1}, a legal one by its action_mask")
         else:
             a = as_action(action, n)
-        bad = not 0 <= a < n or not self._mask[a]
-        if bad:
-            a = self._replacement(a)
+        if not 0 <= a < n or not self._mask[a]:
+            a = self._replacement(a)      # raises, or (illegal_action="random") a legal action, noted in _replacing
         holding = hold()      # Ctrl-C waits until the step and its record are both done
         try:
             self._cumulative_rewards[agent] = 0.0
@@ -253,7 +253,7 @@ class GameAECEnv(AECEnv):
             error = self._step_kernel(*self._step_args)
             if error >= 0:
                 self.game.check_error(error)
-            self.recorder.after_step(a)
+            self.recorder.after_step(a)     # (an int)
             self._infos_kernel(*self._infos_args)
             news = self._news_kernel(*self._news_args)
             self.rewards = dict(zip(self.possible_agents, self._rewards_row.tolist())) if news & REWARDED \
@@ -275,22 +275,25 @@ class GameAECEnv(AECEnv):
                 self.agent_selection = self.possible_agents[self._cur.item(0)]
         except BaseException:
             release(holding, interrupt=False)
+            self._replacing = False
             raise
         release(holding)
         if news & REWARDED:
             self._accumulate_rewards()
-        if self._replaced is not None:
-            self._mark_replaced(agent, bad)
+        if self._replaced is not None:      # illegal_action="random" (None otherwise: the one check a step pays)
+            self._mark_replaced(agent, self._replacing)
+            self._replacing = False
         if self.render_mode == "human":
             self.render()
 
     def _replacement(self, a: int) -> int:
         """What an illegal action `a` becomes: a ValueError naming the legal actions, or with
-        illegal_action="random" a random legal action from the game's stream."""
+        illegal_action="random" a random legal action from the game's stream (step marks it replaced)."""
         if self._replaced is None:
             raise ValueError(self.game.illegal_message(0, a, with_game=False) + '; raw_env(illegal_action="random") '
                              "or env(illegal_action=\"random\") plays a random legal action instead (for tools that "
                              "draw actions without the mask)")
+        self._replacing = True
         return int(self.game.sample_actions(games=self._zero)[0])
 
     def _mark_replaced(self, agent=None, replaced: bool = False) -> None:

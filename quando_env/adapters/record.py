@@ -158,8 +158,8 @@ class Recorder:
         self._pending += (round_event(setup, self._cur.item(0), self._mask), entry)
 
     def after_step(self, action: int) -> None:
-        """Note the action just taken, and the reshuffle, round's end or game's end it caused."""
-        action = int(action)
+        """Note the action just taken (a Python int: the AEC step's hot path converts nothing), and the reshuffle,
+        round's end or game's end it caused."""
         self._record["actions"].append(action)
         if self._flags.tobytes() == _NO_FLAGS and self._shuffles_now.item(0) == self._shuffles:
             self._pending.append((action, self._cur.item(0), self._mask.tobytes()))    # step_event's, inlined

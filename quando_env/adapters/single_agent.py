@@ -14,7 +14,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import rng
-from ..checks import as_actions, need, seed_list, shown
+from ..checks import as_actions, as_int, need, seed_list, shown
+from ..core import MAX_GAMES
 from .atomic import ENGINE, Snapshot, all_or_nothing
 from .opponents import RANDOM, checked_actions, resolve
 
@@ -43,10 +44,12 @@ class LearnerGames:
 
     illegal_action: "raise" (a ValueError naming the legal actions, nothing applied) or "random" (replaced
     by a uniformly random legal action from the game's stream; `replaced` tells which games).
+    A bad `num_games` is refused as num_envs, the name the training envs give it.
     """
 
     def __init__(self, game_class, num_games: int = 1, opponents="random", seat="random",
                  illegal_action: str = "raise", seed: int | None = None, **rules):
+        num_games = as_int(num_games, "num_envs", 1, MAX_GAMES)
         self.game = game_class(num_games, seed=0, autoreset=False, **rules)
         self.config = self.game.config
         self.num_games = b = self.game.num_games
@@ -230,18 +233,21 @@ class LearnerGames:
 
     def checked_actions(self, actions, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """What step checks before it changes anything: (slots, int64 actions, which are illegal), or the
-        ValueError step raises (a non-integer, or with illegal_action="raise" an illegal action)."""
+        ValueError step raises (a non-integer, an action outside the action space, or with illegal_action="raise"
+        an illegal action)."""
         idx = self.game.slots(games)
         given, a = integer_actions(actions, idx.size, self.num_actions)
         live = self.game.current_player[idx] >= 0
         ok = a >= 0
         ok[ok] = self.game.legal_action_mask[idx[ok], a[ok]]
         bad = live & ~ok
-        if bad.any() and self.illegal_action == "raise":
-            i = int(np.flatnonzero(bad)[0])
+        refused = bad if self.illegal_action == "raise" else bad & (a < 0)     # outside the space: never replaced
+        if refused.any():
+            i = int(np.flatnonzero(refused)[0])
             raise ValueError(self.game.illegal_message(int(idx[i]), int(given[i]), with_game=self.num_games > 1)
-                             + '; make the env with illegal_action="random" to have a random legal action played '
-                             "instead (for tools that draw actions without the mask, such as Gymnasium's check_env)")
+                             + ('; make the env with illegal_action="random" to have a random legal action played '
+                                "instead (for tools that draw actions without the mask, such as Gymnasium's "
+                                "check_env)" if self.illegal_action == "raise" else ""))
         return idx, a, bad
 
     # ------------------------------------------------------------------ views

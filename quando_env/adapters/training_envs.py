@@ -7,13 +7,18 @@ from ..registry import game_names, gym_id, register_pettingzoo
 
 
 def register_envs() -> None:
-    """Register every game's Gymnasium id and PettingZoo id (done when quando_env is imported)."""
+    """Register every game's Gymnasium id and PettingZoo id (done when quando_env is imported).
+
+    The ids default to illegal_action="random", as Gymnasium's API has it (every action of the action space is
+    accepted, and Gymnasium's check_env steps an action drawn before a new deal): an illegal action is replaced by a
+    random legal one and flagged in info["illegal_action"]; illegal_action="raise" refuses it (GameEnv's default).
+    """
     register_pettingzoo()
     for name in game_names():
         if gym_id(name) not in gymnasium.registry:
             gymnasium.register(id=gym_id(name), entry_point="quando_env.adapters.gym_env:GameEnv",
                                vector_entry_point="quando_env.adapters.gym_vector_env:GameVectorEnv",
-                               kwargs={"game": name})
+                               kwargs={"game": name, "illegal_action": "random"})
 
 
 def make_vec_env(num_envs: int = 1, opponents="random", seat="random", seed: int | None = None,

@@ -62,7 +62,7 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
     (`learned` is the shipped model of the game and player count). Builds nothing and loads no model file; a
     plug-in's file or module is imported (to find its class, and refuse one that declares another game)."""
     from . import learned
-    from .ppo import default_model
+    from .ppo import default_model, no_ppo_model
 
     key, colon, arg = str(name).partition(":")
     arg = model_file(arg) if key in ("ppo", "learned") else arg
@@ -80,9 +80,7 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
     if key == "ppo":
         path = Path(arg) if arg else default_model(game)
         if not path.is_file():
-            raise FileNotFoundError(f"agent {name!r}: no PPO model at {path}" + ("" if arg else
-                             f" (no {game} model is shipped): train one with `python -m quando_env.agents.training "
-                             f"--game {game}` and give ppo:PATH"))
+            raise FileNotFoundError(f"agent {name!r}: " + no_ppo_model(game, path if arg else None))
         return
     if key == "learned":
         if not arg:                     # the shipped model of that many players: the count checked first
@@ -91,9 +89,8 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
             num_players = make_config(game_class(game).config_class, num_players=num_players).num_players
         path = Path(arg) if arg else learned.default_model(game, num_players)
         if not path.is_file():
-            raise FileNotFoundError(f"agent {name!r}: no learned model at {path}: train one with `python -m "
-                                    f"quando_env train --game {game} --set num_players={num_players}` and give "
-                                    "learned:PATH")
+            raise FileNotFoundError(f"agent {name!r}: " + (learned.no_model(game, num_players) if not arg else
+                                                           f"no learned model at {path}"))
         return
     if key == "rllib" and arg:
         if not Path(arg).exists():

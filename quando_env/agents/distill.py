@@ -431,7 +431,7 @@ def existing_folder(text: str) -> str:
 
 def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> argparse.Namespace:
     """The command line, checked before anything is written: label's game options and policy, train's init."""
-    from . import check_agent
+    from . import check_agent, game_package
 
     p = parser(prog)
     args = p.parse_args(argv)
@@ -445,9 +445,8 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
         if key not in ("heuristic", "learned"):
             p.error(f"argument --policy: {args.policy!r}: give heuristic or learned:PATH")
         try:
-            from importlib import import_module
-            import_module(f"{__package__}.{args.game}").search_kit
-        except (ModuleNotFoundError, AttributeError):
+            game_package(args.game).search_kit
+        except (ValueError, AttributeError):
             p.error(f"argument --game: {args.game} has no rollout search to label with")
         args.settings = LabelSettings(
             game=args.game, options=config.to_dict(), policy=args.policy,

@@ -11,6 +11,7 @@ from functools import partial
 from quando_env.checks import printable, shown
 from quando_env import argtypes
 from quando_env.core import MAX_GAMES as MAX_BATCH
+from quando_env.extras import missing
 from quando_env.files import write_text
 from quando_env.registry import game_class, game_names
 
@@ -154,7 +155,7 @@ def ray_runner(address: str | None):
     except ModuleNotFoundError as e:
         if e.name != "ray":
             raise
-        raise ValueError("--ray needs Ray: pip install -c constraints.txt -e \".[rllib]\"") from None
+        raise ValueError(missing("rllib", "--ray", "ray")) from None
     try:
         return RayRunner(address)
     except Exception as e:      # whatever Ray raises for an address that does not answer, in one line

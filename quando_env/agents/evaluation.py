@@ -323,7 +323,7 @@ def game_records(result: MatchResult, seed: int, config: dict):
         recorder = Recorder(vg, seed=seed + j)
         for a in actions:
             vg.step(np.array([a]))
-            recorder.after_step(a)
+            recorder.after_step(int(a))
         yield j, seed + j, [result.names[(s - j) % k] for s in range(vg.num_players)], recorder.record
 
 

@@ -1,18 +1,15 @@
-"""Each game's own agents package (quando_env.agents.<game>), found by the game's name: its players (AGENTS) and
-its rollout search kit (search_kit), for the generic agents that need them without importing the package of
+"""Each game's own agents package (its spec's `agents` part, e.g. quando_env.agents.quando): its players (AGENTS)
+and its rollout search kit (search_kit), for the generic agents that need them without importing the package of
 agents (agents.learned's anchor, agents.ppo's hints, make_agent)."""
-from importlib import import_module
+from ..registry import game_spec
 
 
 def game_package(game: str):
-    """The module quando_env.agents.<game>; ValueError for a game without one."""
-    name = f"{__package__}.{game}"
-    try:
-        return import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name != name:
-            raise
-        raise ValueError(f"no agents for game {game!r}") from None
+    """The agents package of game `game`; ValueError for a game without one."""
+    spec = game_spec(game)
+    if spec.agents is None:
+        raise ValueError(f"no agents for game {game!r}")
+    return spec.part("agents")
 
 
 def game_agents(game: str) -> dict:

@@ -46,6 +46,18 @@ def default_model(game: str, num_players: int = 4) -> Path:
     return MODELS / f"learned_{game}_{num_players}p.npz"
 
 
+def no_model(game: str, num_players: int) -> str:
+    """Why `learned` has no model for this game and player count, and the fixes: the player counts shipped (the
+    usual fix), or the command that trains one."""
+    counts = sorted(int(p.stem.rsplit("_", 1)[1][:-1]) for p in MODELS.glob(f"learned_{game}_*p.npz"))
+    shipped = " or ".join(map(str, counts))
+    fix = f"play {shipped} players (--players {counts[0]}, num_players={counts[0]} in Python), or " if counts else ""
+    what = f"; the shipped ones play {shipped} players" if counts else ""
+    return (f"no learned {game} model for {num_players} players is shipped ({default_model(game, num_players).name}"
+            f"{what}): {fix}train one with `python -m quando_env train --game {game} --set num_players={num_players}` "
+            f"and give learned:runs/learned_{game}/best.npz")
+
+
 def weight_shapes(header: dict) -> dict:
     """name -> shape of every array a model with this header holds (torch's Linear layout: (out, in))."""
     sizes = [header["obs_dim"], *header["hidden"]]
@@ -287,9 +299,7 @@ class LearnedAgent(Agent):
                                      "for the game's shipped model")
                 path = default_model(game, num_players or 4)
                 if not path.is_file():
-                    raise FileNotFoundError(f"no learned model at {path}: train one with `python -m quando_env train "
-                                            f"--game {game} --out DIR` and copy DIR/model.npz there, or give "
-                                            "learned:PATH")
+                    raise FileNotFoundError(no_model(game, num_players or 4))
             path = Path(path)
             header, weights = load_model(path, game=game, obs_dim=obs_dim, num_players=num_players)
             if options is not None and rules:

@@ -36,6 +36,13 @@ def default_model(game: str) -> Path:
     return DEFAULT_MODEL.with_name(f"ppo_{game}_4p.zip")
 
 
+def no_ppo_model(game: str, path: Path | None = None) -> str:
+    """Why `ppo` has no model (at `path`, or shipped for this game), and the command that trains one."""
+    where = f"no PPO model at {path}" if path else f"no PPO model for {game} is shipped (only {DEFAULT_MODEL.name})"
+    return (f"{where}: train one with `python -m quando_env train --algo sb3 --game {game}` and give "
+            f"ppo:runs/ppo_{game}/best_model.zip")
+
+
 class PPOAgent(Agent):
     """Plays the policy's most likely legal action (deterministic=True) or samples from it. `path`: a MaskablePPO
     .zip (default: the shipped model of `game`, which is required: the file does not say its game, and the
@@ -54,8 +61,7 @@ class PPOAgent(Agent):
 
             path = Path(path) if path is not None else default_model(game)
             if not path.exists():
-                raise FileNotFoundError(f"no PPO model at {path}: train one with `python -m quando_env.agents.training "
-                                        f"--game {game}` or give ppo:PATH to a MaskablePPO .zip")
+                raise FileNotFoundError(no_ppo_model(game, None if path == default_model(game) else path))
             model = MaskablePPO.load(str(path), device="cpu")
         self.model = model
         self.path = path

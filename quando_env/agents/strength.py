@@ -4,8 +4,9 @@ strength page (docs/strength/GAME.md) to the same numbers."""
 import json
 from pathlib import Path
 
+from ..registry import game_spec
+
 RESULTS = Path(__file__).resolve().parent / "models" / "strength.json"
-TITLES = {"quando": "Quando", "cabo": "Cabo", "help": "Help!"}
 COLUMNS = {"heuristic": "heuristic (parity)", "rollout": "rollout search", "learned": "learned (shipped model)"}
 
 
@@ -29,7 +30,7 @@ def table() -> str:
             extra = [f"{r['games']:,} games"] if r["games"] < 2000 or r.get("note") else []
             extra += [r["note"]] if r.get("note") else []
             cells.append(cell(r) + (f" ({', '.join(extra)})" if agent != "heuristic" and extra else ""))
-        rows.append(f"| {TITLES.get(game, game)} | " + " | ".join(cells) + " |")
+        rows.append(f"| {game_spec(game).title} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
 
 

@@ -1,7 +1,7 @@
 """The 52 cards (R1, R2) and the flat action table of 350 (spec "Actions") as named constants and helpers."""
 import numpy as np
 
-from ..checks import as_int, as_list, shown, to_int
+from ..checks import as_int, as_list, rule, shown, to_int
 
 NUM_CARDS = 52
 NUM_SLOTS = 8          # R3, D6: slots per player
@@ -120,17 +120,18 @@ def check_deck(deck, name: str = "deck") -> np.ndarray:
     Raises ValueError naming the first problem: not a list, wrong length (both checked before anything is
     converted), an item that is no integer, an id outside 0..51, or an id given twice.
     """
-    items = as_list(deck, name, f"the {NUM_CARDS} card ids 0..{NUM_CARDS - 1} (top first, R4)", NUM_CARDS,
-                    unit="cards")
+    items = as_list(deck, name, f"the {NUM_CARDS} card ids 0..{NUM_CARDS - 1} (top first, {rule('cabo', 'R4')})",
+                    NUM_CARDS, unit="cards")
     where = {}
     for i, given in enumerate(items):
         c = to_int(given)
         if c is None:
-            raise ValueError(f"{name} card {i} is {shown(given)}: cards are integer ids 0..51 (R1)")
+            raise ValueError(f"{name} card {i} is {shown(given)}: cards are integer ids 0..51 "
+                             f"({rule('cabo', 'R1')})")
         if not 0 <= c < NUM_CARDS:
-            raise ValueError(f"{name} card {i} is {shown(given)}: card ids are 0..51 (R1)")
+            raise ValueError(f"{name} card {i} is {shown(given)}: card ids are 0..51 ({rule('cabo', 'R1')})")
         if c in where:
             raise ValueError(f"{name} cards {where[c]} and {i} are both {c} ({card_name(c)}): every id occurs once "
-                             f"(R4)")
+                             f"({rule('cabo', 'R4')})")
         where[c] = i
     return np.array(items, np.int8)

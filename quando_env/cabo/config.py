@@ -3,7 +3,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import as_bool, as_int
+from ..checks import as_bool, as_int, rule
 from ..core import MAX_STEPS, MAX_TARGET, check_episode_options, option
 from . import engine as E
 from .observation import offset_vector
@@ -26,9 +26,10 @@ class Config:
     max_steps: int = 10_000             # decisions per episode before truncation
 
     def __post_init__(self):
-        n = option(self, "num_players", as_int, 2, 6, "an integer 2..6: Cabo is played by 2 to 6 players (R3, D1)")
+        n = option(self, "num_players", as_int, 2, 6,
+                   f"an integer 2..6: Cabo is played by 2 to 6 players ({rule('cabo', 'R3', 'D1')})")
         check_episode_options(self)
-        hand = option(self, "hand_size", as_int, 1, 8, "an integer 1..8 (8 slots, R3)")
+        hand = option(self, "hand_size", as_int, 1, 8, f"an integer 1..8: a hand has 8 slots ({rule('cabo', 'R3')})")
         option(self, "peek", as_int, 0, hand, f"an integer 0..hand_size ({hand})")
         option(self, "knocker_final_turn", as_bool)
         option(self, "tie_doubles", as_bool)

@@ -4,9 +4,7 @@ how).
 
 Whether the cache is cold is read from numba's cache index of the game's kernels, and of its heuristic agent's when
 agents play (a private part of numba, so when it cannot be read the notice states the expected time instead)."""
-import importlib
-
-from ..registry import game_class
+from ..registry import game_class, game_spec
 
 FIRST_USE = "30-60 s"    # measured cold: warmup took 47, 27 and 34 s for Quando, Cabo and Help! on the idle machine
 
@@ -16,11 +14,8 @@ def first_kernels(name: str, agents: bool = False) -> list:
     `agents` its heuristic's kernel (the heuristic, the greedy player and the ppo agent's hint run it)."""
     used = game_class(name).kernels
     found = [used.step, used.observe]
-    if agents:
-        try:
-            found.append(importlib.import_module(f"quando_env.agents.{name}.heuristic").heuristic_kernel)
-        except (ImportError, AttributeError):      # a game without a heuristic of its own
-            pass
+    if agents and game_spec(name).heuristic_kernel is not None:      # a game with a heuristic of its own
+        found.append(game_spec(name).part("heuristic_kernel"))
     return found
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from ..core import PARALLEL_MIN_GAMES
-from ..registry import game_class, game_module, game_names
+from ..registry import game_class, game_module, game_names, game_spec
 from ..threads import min_parallel_games
 from .first_use import FIRST_USE, cold, notice  # noqa: F401 (cold and notice: also called by these names here)
 from ..opponents import PlayError, make_opponent
@@ -28,6 +28,15 @@ def kernels(prefixes) -> list:
         if isinstance(module, ModuleType) and name.startswith(prefixes):
             found.update((id(v), v) for v in vars(module).values() if isinstance(v, Dispatcher))
     return list(found.values())
+
+
+def kernel_modules(name: str) -> tuple[str, ...]:
+    """The prefixes of the names of the modules holding game `name`'s kernels, as its spec names them: its engine's
+    package (a top-level engine module: its own name) and its agents package."""
+    spec = game_spec(name)
+    engine = spec.engine.partition(":")[0]
+    package = engine.rpartition(".")[0]
+    return (f"{package}." if package else engine,) + ((f"{spec.agents}.",) if spec.agents else ())
 
 
 def _counts(found) -> tuple[int, int]:
@@ -77,7 +86,7 @@ def warmup() -> int:
             start = time.perf_counter()
             _play(name)
             seconds = time.perf_counter() - start
-            loaded, compiled = _counts(kernels((f"quando_env.{name}.", f"quando_env.agents.{name}.")))
+            loaded, compiled = _counts(kernels(kernel_modules(name)))
             state = f"compiled {compiled} kernel signatures, now cached" if compiled else \
                 f"cached: {loaded} kernel signatures loaded from the disk cache" if loaded else "cached: already loaded"
             print(f"  {name}: {state} ({seconds:.1f} s)", flush=True)

@@ -6,7 +6,7 @@ v (1..11), then Wild, Switch, Zap and No!. A deck is written as 105 card codes (
 """
 import numpy as np
 
-from ..checks import as_int, as_list, shown
+from ..checks import as_int, as_list, rule, shown
 
 NUM_CARDS = 105
 NUM_KINDS = 15
@@ -120,7 +120,8 @@ def codes_to_kinds(codes, name: str, lo: int, hi: int | None = None) -> np.ndarr
     kinds = np.empty(len(items), np.int8)
     for i, c in enumerate(items):
         if not isinstance(c, str) or c not in KIND_OF_CODE:
-            raise ValueError(f"{name} card {i} is {shown(c)}: card codes are {', '.join(CODES)} (R2)")
+            raise ValueError(f"{name} card {i} is {shown(c)}: card codes are {', '.join(CODES)} "
+                             f"({rule('help', 'R2')})")
         kinds[i] = KIND_OF_CODE[c]
     return kinds
 
@@ -135,7 +136,7 @@ def deck_to_kinds(deck, name: str = "deck") -> np.ndarray:
     for k in range(NUM_KINDS):
         if counts[k] != KIND_COUNTS[k]:
             raise ValueError(f"{name} holds {counts[k]} cards {CODES[k]!r}, the deck has exactly {KIND_COUNTS[k]} "
-                             f"(R1)")
+                             f"({rule('help', 'R1')})")
     return kinds
 
 

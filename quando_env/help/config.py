@@ -3,7 +3,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import as_bool, as_choice, as_int
+from ..checks import as_bool, as_choice, as_int, rule
 from ..core import MAX_TARGET, check_episode_options, option
 from . import engine as E
 from .observation import offset_vector
@@ -26,7 +26,8 @@ class Config:
     max_steps: int = 1000               # R22: decisions per round before the round and the game are truncated
 
     def __post_init__(self):
-        option(self, "num_players", as_int, 3, 5, "an integer 3..5: Help! is played by 3 to 5 players (R3)")
+        option(self, "num_players", as_int, 3, 5,
+               f"an integer 3..5: Help! is played by 3 to 5 players ({rule('help', 'R3')})")
         option(self, "hand_size", as_int, 3, 6)
         option(self, "row_max", as_int, 2, 6)
         option(self, "target", as_int, 1, MAX_TARGET)

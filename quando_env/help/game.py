@@ -1,7 +1,7 @@
 """VectorGame: many Help! games stepped by one call (the game contract of quando_env.core)."""
 import numpy as np
 
-from ..checks import shown
+from ..checks import rule, shown
 from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
@@ -139,7 +139,8 @@ class VectorGame(Game):
         made = int(self.states[g]["starter"])
         if starter is not None and starter != made:
             self.states[g], self.masks[g] = before
-            raise ValueError(f"the record's starter is {shown(starter)}, R5 makes it {made}")
+            raise ValueError(f"the record's starter is {shown(starter)}, the rules make it {made} (chosen from the "
+                             f"deal among the callers, {rule('help', 'R5')})")
 
     def reshuffle_record(self, g):
         s = self.states[self.game_index(g)]

@@ -59,12 +59,15 @@ import json
 import typing
 
 import numpy as np
-import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
 
 from .. import rng
 from ..checks import as_bool, as_int, as_seed, is_int, need, shown, to_int
+from ..extras import needs
 from ..registry import game_class, game_names
+
+with needs("openspiel", "quando_env.integrations.openspiel"):
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
 
 SEED_FRESH = -1         # the `seed` parameter's default: each new game dealt from fresh entropy
 NONE_PARAM = -1         # an int option whose default is None takes -1 for None

@@ -20,19 +20,22 @@
 import os
 
 import numpy as np
-import torch
 from gymnasium import spaces
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
-from ray.rllib.env.multi_agent_env import MultiAgentEnv
-from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-from ray.tune.registry import register_env
 
 from ..checks import shown
+from ..extras import needs
 from ..registry import game_module, game_names
+
+with needs("rllib", "quando_env.integrations.rllib"):
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.tune.registry import register_env
 
 POLICY = "shared"                  # the one module every seat plays
 OBS_KEY = "observations"           # where RLlib's action-masking module reads the observation vector

@@ -4,37 +4,25 @@ reset options (a given deal), so one deal can be played in both engines. Beside 
 needs over `env.step`) and `single_seat` (one seat as a gymnax-style environment). Needs the `jax` extra (jax,
 pgx, mctx).
 """
-import importlib
-from contextlib import contextmanager
+from ..extras import needs
+from ..registry import GAMES, game_spec
 
-INSTALL = 'pip install -c constraints.txt -e ".[jax]"'
-
-
-@contextmanager
-def extra(what: str):
-    """Inside, a missing module becomes one line naming it and the command that installs the jax extra."""
-    try:
-        yield
-    except ModuleNotFoundError as e:
-        raise ModuleNotFoundError(f"{what} needs {e.name}, which the jax extra installs: {INSTALL} (in the clone's "
-                                  "root folder)", name=e.name) from None
-
-
-with extra("quando_env.jax"):
+with needs("jax", "quando_env.jax"):
     import jax  # noqa: F401
     import pgx  # noqa: F401
 
-# game name -> the module of its JAX engine and its pgx.Env class there
-MODULES = {"quando": ("quando_env.jax.quando", "Quando"), "cabo": ("quando_env.jax.cabo", "Cabo"),
-           "help": ("quando_env.jax.help", "Help")}
+
+
+def games() -> list[str]:
+    """The games with a JAX engine (their spec's `jax` part)."""
+    return [name for name, spec in GAMES.items() if spec.jax is not None]
 
 
 def make(game: str, **config):
-    """The `pgx.Env` of `game` (a name of quando_env.game_names()) with the AEC env's options."""
-    if not isinstance(game, str) or game not in MODULES:
-        raise ValueError(f"unknown game {game!r}: choose one of {list(MODULES)}")
-    module, name = MODULES[game]
-    return getattr(importlib.import_module(module), name)(**config)
+    """The `pgx.Env` of `game` (one of games()) with the AEC env's options."""
+    if not isinstance(game, str) or game not in games():
+        raise ValueError(f"unknown game {game!r}: choose one of {games()}")
+    return game_spec(game).part("jax")(**config)
 
 
-__all__ = ["make"]
+__all__ = ["games", "make"]

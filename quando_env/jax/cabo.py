@@ -22,7 +22,7 @@ from ..cabo.cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JA
 from ..cabo.config import Config
 from ..cabo.observation import offsets
 from . import ops
-from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
 from .table import Drawn
 
 RANK = jnp.asarray(CARD_RANKS, jnp.int32)
@@ -106,7 +106,7 @@ class Rules:
         return not self.round_episode        # D14: nothing random inside a round
 
 
-class Cabo(GameEnv):
+class Cabo(PgxGameEnv):
     """Cabo on Pgx's API, with quando_env.cabo.Config's options. `init(key, options={"deck": the 52 card ids top
     first, "dealer": seat})` deals the given deck (R4-R7); `step` needs a key with episode="game" (each new round's
     deal). Cabo draws nothing at random inside a round (D14)."""
@@ -129,6 +129,10 @@ class Cabo(GameEnv):
 
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("dealer", self.config.first_dealer))
+
+    # the game's pure functions, defined below
+    rules_step = staticmethod(lambda rules, state, action, key: step(rules, state, action, key))
+    rules_observe = staticmethod(lambda rules, state, player: observe(rules, state, player))
 
 
 

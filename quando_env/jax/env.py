@@ -1,7 +1,5 @@
 """What every game's JAX engine shares: a `pgx.Env` built from the game's validated config, whose `init` also takes
 the AEC env's reset options (a given deal), and whose `step` asks for a key where the game draws inside a step."""
-import sys
-
 import jax
 import jax.numpy as jnp
 import pgx.core
@@ -17,11 +15,13 @@ ADAPTER_ONLY = {"render_mode": "draw with the numba engine's env (quando_env.mak
                 "action_features": "the JAX engines have no move features"}
 
 
-class GameEnv(pgx.core.Env):
-    """A game as a `pgx.Env`. Subclasses set `game`, `config_class`, `setup_keys`, `over_phase`, `rules_class` (the
+class PgxGameEnv(pgx.core.Env):
+    """A game as a `pgx.Env` (the base of the JAX engines; the Gymnasium env is quando_env.adapters.gym_env.GameEnv).
+    Subclasses set `game`, `config_class`, `setup_keys`, `over_phase`, `rules_class` (the
     config as the static values the game's functions read, with `of(config)` and `draws_in_step`: whether a step may
-    draw at random) and implement `_checked_setup(options)` and `_init_setup(key, setup)` (setup: the checked options);
-    the game's module defines `step(rules, state, action, key)` and `observe(rules, state, player)`."""
+    draw at random) and implement `_checked_setup(options)` and `_init_setup(key, setup)` (setup: the checked options),
+    and `rules_step(rules, state, action, key)` and `rules_observe(rules, state, player)`: the game's pure functions
+    (static methods)."""
 
     game = None
     config_class = None
@@ -37,7 +37,6 @@ class GameEnv(pgx.core.Env):
         self.config = make_config(self.config_class, **{k: concrete(v) for k, v in config.items()})
         self.rules = self.rules_class.of(self.config)
         self._needs_key = self.rules.draws_in_step
-        self.functions = sys.modules[type(self).__module__]
 
     def init(self, key, options: dict | None = None):
         """The first state (a new deal from `key`, or the one `options` gives: the AEC env's reset options)."""
@@ -69,7 +68,7 @@ class GameEnv(pgx.core.Env):
         """The game's step. Once the episode is over, `current_player` stays the seat that made the last decision
         (Pgx's api_test wants a seat there, as its own games keep one). An illegal action is not played: the table
         stays as it was, and Pgx's step then ends the episode (`_step_with_illegal_action`)."""
-        s = self.functions.step(self.rules, state, action, key)
+        s = self.rules_step(self.rules, state, action, key)
         s = s.replace(current_player=jnp.where(s.terminated | s.truncated, state.current_player, s.current_player))
         legal = state.legal_action_mask[action]
         return jax.tree_util.tree_map(lambda new, old: jnp.where(legal, new, old), s, state)
@@ -86,7 +85,7 @@ class GameEnv(pgx.core.Env):
     def observe_seat(self, state, seat):
         """Seat `seat`'s observation (only what that seat has seen; seat 0's once over), jittable and vmappable:
         Pgx's `observe(state, player_id)` is deprecated, and a learner or a test needs other seats' views."""
-        return self.functions.observe(self.rules, state, seat)
+        return self.rules_observe(self.rules, state, seat)
 
     def observe_seats(self, state):
         """(num_players, obs_dim): every seat's observation, row p seat p's."""
@@ -118,6 +117,9 @@ class GameEnv(pgx.core.Env):
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (game_class(self.game).obs_dim_of(self.num_players),)
+
+
+GameEnv = PgxGameEnv        # its former name, kept for code that imports it
 
 
 def pgx_fields(num_players: int, obs_dim: int, num_actions: int) -> dict:

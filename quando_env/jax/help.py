@@ -20,7 +20,7 @@ from ..help.cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WIL
 from ..help.config import Config
 from ..help.observation import offsets
 from . import ops
-from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
 from .table import Drawn
 
 KINDS = jnp.arange(NUM_KINDS)
@@ -95,7 +95,7 @@ class Rules:
         return self.shuffled or not self.round_episode
 
 
-class Help(GameEnv):
+class Help(PgxGameEnv):
     """Help! on Pgx's API, with quando_env.help.Config's options. `init(key, options={"deck": 105 card codes top
     first, "starter": seat})` deals the given deck (R3) and lets the given seat start (else R5 chooses); inside jit
     or vmap the deck is given as kind indices and a starter of -1 leaves the choice to R5. `step` needs a key with
@@ -116,6 +116,10 @@ class Help(GameEnv):
 
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("starter", -1))
+
+    # the game's pure functions, defined below
+    rules_step = staticmethod(lambda rules, state, action, key: step(rules, state, action, key))
+    rules_observe = staticmethod(lambda rules, state, player: observe(rules, state, player))
 
 
 

@@ -22,7 +22,7 @@ from ..quando.cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_SE
 from ..quando.config import Config
 from ..quando.observation import offsets
 from . import ops
-from .env import GameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
 from .table import Drawn
 
 LOW = jnp.asarray(CARD_VALUES[:, 0], jnp.int32)     # per card id its two numbers: side 0 (low), side 1 (high)
@@ -104,7 +104,7 @@ class Rules:
         return self.oya or not self.round_episode
 
 
-class Quando(GameEnv):
+class Quando(PgxGameEnv):
     """Quando on Pgx's API, with quando_env.quando.Config's options. `init(key, options={"deck": 55 [up, down]
     pairs top first, "dealer": seat})` deals the given deck (R4-R6); `step` needs a key in the oya edition (its
     reshuffles, R11) and with episode="game" (each new round's deal)."""
@@ -128,6 +128,10 @@ class Quando(GameEnv):
 
     def _init_setup(self, key, setup):
         return init(self.rules, key, setup.get("deck"), setup.get("dealer", self.config.dealer))
+
+    # the game's pure functions, defined below
+    rules_step = staticmethod(lambda rules, state, action, key: step(rules, state, action, key))
+    rules_observe = staticmethod(lambda rules, state, player: observe(rules, state, player))
 
 
 

@@ -12,9 +12,9 @@ reshuffle, a new round's deal) is drawn once per node, from the search's key."""
 import jax
 import jax.numpy as jnp
 
-from . import extra
+from ..extras import needs
 
-with extra("quando_env.jax.search"):
+with needs("jax", "quando_env.jax.search"):
     import mctx
 
 

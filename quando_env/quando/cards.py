@@ -2,7 +2,7 @@
 import numpy as np
 from numba.extending import register_jitable
 
-from ..checks import as_int, as_list, shown, to_int
+from ..checks import as_int, as_list, rule, shown, to_int
 
 NUM_CARDS = 55
 MAX_VALUE = 10
@@ -119,8 +119,8 @@ def deck_to_cards(deck, name: str = "deck") -> tuple[np.ndarray, np.ndarray]:
     converted), a pair that is no two integers, a number outside 0..10, equal sides, or a pair that is repeated
     (so, with 55 pairs, another is missing).
     """
-    items = as_list(deck, name, f"{NUM_CARDS} [up, down] pairs of integers 0..10, top first (R4)", NUM_CARDS,
-                    unit="cards", item_size=2)
+    items = as_list(deck, name, f"{NUM_CARDS} [up, down] pairs of integers 0..10, top first ({rule('quando', 'R4')})",
+                    NUM_CARDS, unit="cards", item_size=2)
     ids = np.empty(NUM_CARDS, np.int8)
     up = np.empty(NUM_CARDS, np.int8)
     seen = {}
@@ -129,7 +129,7 @@ def deck_to_cards(deck, name: str = "deck") -> tuple[np.ndarray, np.ndarray]:
         key = (min(u, d), max(u, d))
         if key in seen:
             raise ValueError(f"{name} cards {seen[key]} and {i} are both {list(key)}: every pair occurs exactly once "
-                             f"(R1)")
+                             f"({rule('quando', 'R1')})")
         seen[key] = i
         ids[i] = PAIR_TO_CARD[u, d]
         up[i] = 0 if u < d else 1
@@ -145,5 +145,5 @@ def up_down(p, what: str) -> tuple[int, int]:
     if not (0 <= u <= MAX_VALUE and 0 <= d <= MAX_VALUE):
         raise ValueError(f"{what} is {[u, d]}: numbers must be 0..10")
     if u == d:
-        raise ValueError(f"{what} is {[u, d]}: the two sides of a card differ (R1)")
+        raise ValueError(f"{what} is {[u, d]}: the two sides of a card differ ({rule('quando', 'R1')})")
     return u, d

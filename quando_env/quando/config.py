@@ -3,7 +3,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..checks import as_choice, as_int
+from ..checks import as_choice, as_int, rule
 from ..core import MAX_TARGET, check_episode_options, option
 from . import engine as E
 from .cards import NUM_CARDS
@@ -30,12 +30,14 @@ class Config:
     reward: str = "points"
 
     def __post_init__(self):
-        n = option(self, "num_players", as_int, 2, 6, "an integer 2..6: Quando is played by 2 to 6 players (R3)")
+        n = option(self, "num_players", as_int, 2, 6,
+                   f"an integer 2..6: Quando is played by 2 to 6 players ({rule('quando', 'R3')})")
         option(self, "edition", as_choice, EDITIONS)
         check_episode_options(self)
         if self.hand_size is not None:
             option(self, "hand_size", as_int, 1, NUM_CARDS // n,
-                   f"an integer 1..{NUM_CARDS // n}: {n} players * hand_size <= {NUM_CARDS} cards (R3)")
+                   f"an integer 1..{NUM_CARDS // n}: {n} players * hand_size <= {NUM_CARDS} cards "
+                   f"({rule('quando', 'R3')})")
         option(self, "target_score", as_int, 1, MAX_TARGET)
         option(self, "knock_penalty", as_int, 0, MAX_PENALTY)
         option(self, "knock_min_turns", as_int, 0, MAX_TURNS, f"an integer 0..{MAX_TURNS} (turn counts are int16)")

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from .. import rng
+from ..checks import rule
 from ..obs_reader import ObsReader
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS, PAIR_TO_CARD
@@ -73,7 +74,8 @@ def _decode(obs: np.ndarray, n: int, target: int, seed):
             fixed = {frozenset((a, b)) for a, b in slots[:, 2:4] if a >= 0 and b >= 0}
             free = [i for i in mine if slots[i, 2] < 0 and slots[i, 3] != 0 and {0, slots[i, 3]} not in fixed]
             if not free:
-                raise ValueError("the observation asks a seat to flip a front 0 (R12) that it cannot hold")
+                raise ValueError("the observation asks a seat to flip a front 0 that it cannot hold (a set of "
+                                 f"three makes the others flip a 0, {rule('quando', 'R12')})")
             slots[np.random.default_rng(seed).choice(free), 2] = 0
     return scal, turns, totals, np.column_stack([slots, seen])
 

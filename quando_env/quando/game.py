@@ -1,7 +1,7 @@
 """VectorGame: many Quando games stepped by one call (the game contract of quando_env.core)."""
 import numpy as np
 
-from ..checks import shown, to_int
+from ..checks import rule, shown, to_int
 from ..core import Game, Kernels
 from . import action_features as AF
 from . import engine as E
@@ -87,7 +87,8 @@ class VectorGame(Game):
         g = self.game_index(g)
         s = self.states[g]
         if dealer is not None and not to_int(dealer) == s["dealer"]:
-            raise ValueError(f"the record's dealer is {shown(dealer)}, R6 makes it {int(s['dealer'])}")
+            raise ValueError(f"the record's dealer is {shown(dealer)}, the rules make it {int(s['dealer'])} (the deal "
+                             f"passes one seat each round, {rule('quando', 'R6')})")
         ids, ups = deck_to_cards(deck)
         E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], ups[None], self.masks)
 

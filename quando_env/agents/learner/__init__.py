@@ -43,10 +43,11 @@ what a rollout is collected by is fixed when it starts). Model files hold no pic
 
 The package, one concept a module, in reading order:
 
-- `hyper`: the settings of a run (`Hyper`) and each game's recipe (RECIPES, DEFAULT_DECISIONS, FINISH);
+- `hyper`: the settings of a run (`Hyper`) and each game's recipe from its spec (`recipe`,
+  `default_decisions`, `finish`; RECIPES, DEFAULT_DECISIONS, FINISH hold them for the package's games);
 - `net`: the network (`Net`, its move scorer's `Legal` outputs) and the masked softmax it acts by;
 - `losses`: what an update minimizes, per method and phase (PPO, imitation, DMC);
-- `rollout`: the buffer of one rollout's decisions (`Rollout`);
+- `rollout`: the buffer of one rollout's decisions (`Rollout`, its arrays a `Transition`);
 - `state`: what resuming reads of a saved run, checked;
 - `loop`: the learner itself (`Learner`: collect, reward, learn, save, resume);
 - `run`: a run folder (`Run`: log, TensorBoard, evaluations, best.npz, curve.png, summary.json);
@@ -55,20 +56,20 @@ The package, one concept a module, in reading order:
 Every name is importable from the package itself (`from quando_env.agents.learner import Hyper, Learner`).
 """
 from .hyper import (AGAINST_HEURISTIC, DEFAULT_DECISIONS, FINISH, MAX_ROLLOUT, MAX_ROUND_CREDIT, MAX_THREADS,
-                    OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper)
+                    OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper, default_decisions, finish, recipe)
 from .net import Legal, Net, as_tensors, dense, legal_moves, masked_log_probs, masked_probs, policy_terms
 from .losses import LOSSES, dmc_imitation_loss, dmc_loss, imitation_loss, loss_function, ppo_loss
-from .rollout import Rollout
+from .rollout import Rollout, Transition
 from .state import check_state, is_pcg64_state, read_state
 from .loop import LEARNER, Diverged, Learner, thread_counts
 from .run import Run, open_run, phase, plot_curve, read_summary
 from .cli import finish_args, main, parse_args, parser, read_recipe, saved_hyper, train_stage
 
 __all__ = ["AGAINST_HEURISTIC", "DEFAULT_DECISIONS", "FINISH", "MAX_ROLLOUT", "MAX_ROUND_CREDIT", "MAX_THREADS",
-           "OTHER_GAMES_DECISIONS", "RECIPES", "SEED_MAX32", "Hyper",
+           "OTHER_GAMES_DECISIONS", "RECIPES", "SEED_MAX32", "Hyper", "default_decisions", "finish", "recipe",
            "Legal", "Net", "as_tensors", "dense", "legal_moves", "masked_log_probs", "masked_probs", "policy_terms",
            "LOSSES", "dmc_imitation_loss", "dmc_loss", "imitation_loss", "loss_function", "ppo_loss",
-           "Rollout",
+           "Rollout", "Transition",
            "check_state", "is_pcg64_state", "read_state",
            "LEARNER", "Diverged", "Learner", "thread_counts",
            "Run", "open_run", "phase", "plot_curve", "read_summary",

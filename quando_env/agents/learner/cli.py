@@ -18,7 +18,7 @@ from quando_env.registry import game_names
 
 from ..stops import sigterm_stops
 from ..budget import process_age
-from .hyper import DEFAULT_DECISIONS, FINISH, MAX_THREADS, OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper
+from .hyper import MAX_THREADS, OTHER_GAMES_DECISIONS, SEED_MAX32, Hyper, default_decisions, finish, recipe
 from .loop import Diverged
 from .run import Run, open_run, write_failed
 from .state import read_state
@@ -36,9 +36,9 @@ def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.Argume
                    "comes first whatever the budget; a --finish stage runs its own decisions after)")
     p.add_argument("--timesteps", type=argtypes.positive_int, default=None,
                    help="stop at the first update with at least this many decisions of experience "
-                   "(a new run given neither option: quando "
-                   f"{DEFAULT_DECISIONS['quando']:,}, cabo {DEFAULT_DECISIONS['cabo']:,}, help "
-                   f"{DEFAULT_DECISIONS['help']:,}, another game {OTHER_GAMES_DECISIONS:,})")
+                   "(a new run given neither option: "
+                   + ", ".join(f"{g} {default_decisions(g):,}" for g in game_names())
+                   + f", another game {OTHER_GAMES_DECISIONS:,})")
     p.add_argument("--seed", type=argtypes.int_in(0, SEED_MAX32), default=None, help=f"0..{SEED_MAX32} (default 0)")
     p.add_argument("--threads", type=argtypes.int_in(1, MAX_THREADS), default=None,
                    help="torch threads, numba at most as many (default 1)")
@@ -58,7 +58,7 @@ def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.Argume
                    "(e.g. --set method=dmc --set hidden=128,128 --set num_players=3 --set 'options={\"edition\": "
                    "\"oya\"}')")
     p.add_argument("--finish", action=argparse.BooleanOptionalAction, default=None,
-                   help="after the run, the game's finishing stage (agents.learner.FINISH: PPO against the heuristic "
+                   help="after the run, the game's finishing stage (its spec's finish: PPO against the heuristic "
                    "alone from the run's best.npz, in OUT/finish; default: on for a new run given none of --set, "
                    "--seconds and --timesteps, and for a resumed run that had it)")
     p.add_argument("--no-progress", action="store_true")
@@ -96,8 +96,8 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> 
     """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
     otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
     --eval-games), or with --resume those saved in --out, which the options given must repeat; a new run given
-    neither --seconds nor --timesteps gets the game's DEFAULT_DECISIONS (a resumed one runs until stopped, or to
-    the first run's budget of a recipe with its finishing stage); args.finish says whether FINISH follows and
+    neither --seconds nor --timesteps gets the game's default_decisions (a resumed one runs until stopped, or to
+    the first run's budget of a recipe with its finishing stage); args.finish says whether its finish follows and
     args.recipe what a new such run saves of its plan."""
     p = parser(prog)
     args = p.parse_args(argv)
@@ -111,7 +111,7 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> 
              for n, v in given["--set"].items() if n in d and v != d[n]]
     if twice:
         p.error(f"argument --set: {'; '.join(twice)} disagree: give one")
-    kw = {"game": game, **RECIPES.get(game, {})}
+    kw = {"game": game, **recipe(game)}
     for d in given.values():
         kw.update(d)
     try:
@@ -125,16 +125,17 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> 
     elif (Path(args.out) / "state.json").exists():
         p.error(f"argument --out: {args.out} holds a run already: --resume continues it, another --out starts a new "
                 "one")
-    recipe = read_recipe(p, Path(args.out)) if args.resume else {}
+    saved = read_recipe(p, Path(args.out)) if args.resume else {}
     plain = not (args.set or args.seconds or args.timesteps)
     if args.finish is None:
-        args.finish = recipe.get("finish", False) if args.resume else plain and args.hyper.game in FINISH
-    if args.finish and args.hyper.game not in FINISH:
-        p.error(f"argument --finish: {args.hyper.game} has no finishing stage (games with one: {', '.join(FINISH)})")
+        args.finish = saved.get("finish", False) if args.resume else plain and finish(args.hyper.game) is not None
+    if args.finish and finish(args.hyper.game) is None:
+        with_one = [g for g in game_names() if finish(g) is not None]
+        p.error(f"argument --finish: {args.hyper.game} has no finishing stage (games with one: {', '.join(with_one)})")
     if args.resume and args.timesteps is None:
-        args.timesteps = recipe.get("timesteps")
+        args.timesteps = saved.get("timesteps")
     if args.seconds is None and args.timesteps is None and not args.resume:
-        args.timesteps = DEFAULT_DECISIONS.get(args.hyper.game, OTHER_GAMES_DECISIONS)
+        args.timesteps = default_decisions(args.hyper.game)
     args.recipe = {"finish": True, "timesteps": args.timesteps} if args.finish and not args.resume else None
     return args
 
@@ -154,10 +155,10 @@ def read_recipe(p: argparse.ArgumentParser, out: Path) -> dict:
 
 
 def finish_args(args: argparse.Namespace) -> argparse.Namespace:
-    """The finishing stage of a run: FINISH's settings over the run's, from its best.npz, in out/finish, for FINISH's
-    decisions (resumed where it has begun)."""
+    """The finishing stage of a run: the game's finish settings over the run's, from its best.npz, in out/finish, for
+    its decisions (resumed where it has begun)."""
     out = Path(args.out) / "finish"
-    settings, decisions = FINISH[args.hyper.game]
+    settings, decisions = finish(args.hyper.game)
     resume = (out / "state.json").exists()
     hp = None if resume else dataclasses.replace(args.hyper, **settings, init=str(Path(args.out) / "best.npz"))
     return argparse.Namespace(**{**vars(args), "out": str(out), "resume": resume, "hyper": hp,
@@ -197,7 +198,7 @@ def main(argv=None, prog: str = "python -m quando_env.agents.learner", since_pro
         if status or not args.finish:
             return status
     stage = finish_args(args)
-    settings = " ".join(f"{k}={shown(v)}" for k, v in FINISH[args.hyper.game][0].items())
+    settings = " ".join(f"{k}={shown(v)}" for k, v in finish(args.hyper.game)[0].items())
     print(f"{prog}: the finishing stage of {args.hyper.game} ({settings}) "
           f"{'resumed' if stage.resume else 'from ' + stage.hyper.init} in {stage.out}")
     return train_stage(stage, prog, argv, (Run.clock(), time.process_time()))

@@ -1,9 +1,9 @@
 """The settings of a run and each game's recipe: read first, since everything else takes a `Hyper`.
 
 `Hyper` holds every setting of a run (stored with it; `--set name=value` changes one) and checks them all, the
-game's options included, before a run uses any. RECIPES, DEFAULT_DECISIONS and FINISH are what `train.py --game G`
-runs: the warm start and learning rate of each game, the decisions a run collects when given no budget, and the
-finishing stage that made each shipped model.
+game's options included, before a run uses any. `recipe`, `default_decisions` and `finish` (read from the game's
+spec) are what `train.py --game G` runs: the warm start and learning rate of each game, the decisions a run collects
+when given no budget, and the finishing stage that made each shipped model.
 """
 import math
 from dataclasses import dataclass, field
@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from quando_env.checks import as_bool, as_choice, as_int, need, shown, to_int
-from quando_env.registry import game_class, game_names
+from quando_env.registry import game_class, game_names, game_spec
 
 from ..evaluation import MAX_GAMES as MAX_MATCH_GAMES
 from ..learned import MAX_ANCHOR_WEIGHT
@@ -142,28 +142,34 @@ class Hyper:
         return credit.load(path, self.game, self.num_players, self.options)
 
 
-# Default recipe of each game: what `train.py --game G` runs (see agents/models/README.md): a warm start of 10M
-# decisions imitating the heuristic, half of them playing the policy's own moves (DAgger), then PPO at a lower
-# learning rate against the pool (it took Cabo from 0.19 after imitation to 0.60 against three heuristics). Help!
-# keeps the recipe of its shipped model.
-RECIPES = {
-    "quando": dict(bc_decisions=10_000_000, bc_dagger=0.5, lr=1e-4),
-    "cabo": dict(bc_decisions=10_000_000, bc_dagger=0.5, lr=1e-4),
-    "help": dict(bc_decisions=5_000_000, lr=1e-4),
-}
-# Decisions a new run collects when given neither --seconds nor --timesteps, so that `train.py --game G` alone ends:
-# about what each shipped model's first run collected (Quando's 28.2M took 116 minutes beside other runs; the
-# learner collects 20-55k decisions a second on the idle machine).
-DEFAULT_DECISIONS = {"quando": 30_000_000, "cabo": 20_000_000, "help": 50_000_000}
+# Each game's recipe is in its spec (quando_env.spec.GameSpec: recipe, decisions, finish; agents/models/README.md
+# tells how each shipped model was made). Decisions a new run collects when given neither --seconds nor --timesteps,
+# so that `train.py --game G` alone ends, for a game whose spec gives none:
 OTHER_GAMES_DECISIONS = 10_000_000
-# The stage that made each shipped model from a first run's best.npz: PPO against the heuristic alone (every other
-# seat a heuristic player), with what helped that game: Cabo's move scorer, Quando's anchor on the heuristic and
-# its round points weighted more. (settings changed, decisions). `train.py --game G` alone runs it after the
-# recipe, in OUT/finish; Quando's shipped model had two more runs between the two, Cabo's used the scorer (128, 64),
-# which from the same start won as (64, 32) does (agents/models/README.md).
+# The finishing stage that made each shipped model from a first run's best.npz: PPO against the heuristic alone
+# (every other seat a heuristic player), with what helped that game (its spec's finish settings) over these.
+# `train.py --game G` alone runs it after the recipe, in OUT/finish.
 AGAINST_HEURISTIC = dict(bc_decisions=0, self_play_share=0.0, heuristic_share=1.0, lr=1e-4)
-FINISH = {
-    "quando": ({**AGAINST_HEURISTIC, "anchor": 4.0, "points_coef": 0.06}, 9_000_000),
-    "cabo": ({**AGAINST_HEURISTIC, "move_hidden": (64, 32)}, 12_000_000),
-    "help": (AGAINST_HEURISTIC, 80_000_000),
-}
+
+
+def recipe(game: str) -> dict:
+    """The settings `train.py --game G` starts a run with (the learning rate and warm start of the game's spec)."""
+    return dict(game_spec(game).recipe)
+
+
+def default_decisions(game: str) -> int:
+    """The decisions a new run of `game` collects when given no budget."""
+    decisions = game_spec(game).decisions
+    return OTHER_GAMES_DECISIONS if decisions is None else decisions
+
+
+def finish(game: str) -> tuple[dict, int] | None:
+    """The finishing stage of `game`: (settings over a run's, decisions), or None for a game without one."""
+    stage = game_spec(game).finish
+    return None if stage is None else ({**AGAINST_HEURISTIC, **stage[0]}, stage[1])
+
+
+# the games of the package by name (their specs read at import)
+RECIPES = {game: recipe(game) for game in game_names()}
+DEFAULT_DECISIONS = {game: default_decisions(game) for game in game_names()}
+FINISH = {game: finish(game) for game in game_names() if finish(game) is not None}

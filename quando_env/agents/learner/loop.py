@@ -26,7 +26,7 @@ from ..learned import FORMAT, LearnedAgent, load_model, replace_file, save_array
 from .hyper import Hyper
 from .losses import loss_function
 from .net import Legal, Net, as_tensors, dense, masked_log_probs, masked_probs
-from .rollout import Rollout
+from .rollout import Rollout, Transition
 from .state import check_state, read_state
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
@@ -117,8 +117,8 @@ class Learner:
         return (self.imitating, *self.pool())
 
     @property
-    def buf(self) -> dict:
-        """The arrays of the rollout collected last (once one being collected is done)."""
+    def buf(self) -> Transition:
+        """The decisions of the rollout collected last (once one being collected is done)."""
         self.settle()
         return self.roll.buf
 
@@ -238,12 +238,12 @@ class Learner:
                                                       anchor, self.actor)
                 ids = start + np.arange(mine.size)
                 if anchor is not None:
-                    b["anchor"][ids] = anchor
-                b["obs"][ids], b["mask"][ids], b["act"][ids], b["logp"][ids], b["val"][ids] = o, m, acts, logp, val
+                    b.anchor[ids] = anchor
+                b.obs[ids], b.mask[ids], b.act[ids], b.logp[ids], b.val[ids] = o, m, acts, logp, val
                 roll.store_moves(ids, f)
                 seats = cur[mine]
                 prev = self.last[mine, seats]
-                b["nxt"][prev[prev >= 0]] = ids[prev >= 0]
+                b.nxt[prev[prev >= 0]] = ids[prev >= 0]
                 self.last[mine, seats] = ids
                 actions[mine] = played
                 roll.count += mine.size
@@ -274,7 +274,7 @@ class Learner:
         if hp.round_credit:
             add += hp.round_credit * self.win_change(ended, won)
         held = self.last >= 0
-        self.roll.buf["rew"][self.last[held]] += add[held]
+        self.roll.buf.rew[self.last[held]] += add[held]
         if ended.size:
             mine = self.owner[ended] == LEARNER
             c = self.roll.tally
@@ -304,13 +304,13 @@ class Learner:
         reaches a pending decision is cut there (bootstrapped by its value)."""
         b, gamma, ready = roll.buf, self.hp.gamma, roll.ready
         adv = np.zeros(roll.count, np.float32)
-        val = b["val"][:roll.count]
+        val = b.val[:roll.count]
         for s, e in reversed(roll.segments):
-            nx = b["nxt"][s:e]
+            nx = b.nxt[s:e]
             has = nx >= 0
             nv = np.where(has, val[nx], 0.0)
             na = np.where(has & ready[nx], adv[nx], 0.0)
-            adv[s:e] = b["rew"][s:e] + gamma * nv - val[s:e] + gamma * lam * na
+            adv[s:e] = b.rew[s:e] + gamma * nv - val[s:e] + gamma * lam * na
         return adv, adv + val
 
     # ------------------------------------------------------------------ learning
@@ -323,14 +323,14 @@ class Learner:
         idx = np.flatnonzero(roll.ready)
         if idx.size > 1:                    # PPO's advantages, normalized over the rollout
             adv = (adv - adv[idx].mean()) / (adv[idx].std() + 1e-8)
-        obs, roll.batches = sparse.sparse_rows(b["obs"][:roll.count]), []
+        obs, roll.batches = sparse.sparse_rows(b.obs[:roll.count]), []
         for _ in range(hp.epochs):
             for j in np.array_split(idx[self.update_rng.permutation(idx.size)],
                                     max(1, -(-idx.size // hp.minibatch))):
                 j = np.sort(j)
                 roll.batches.append((obs.take(j).with_columns(), roll.stored_moves(j) if hp.move_hidden else None,
-                                     *(x[j] for x in (b["mask"], b["act"], b["logp"], adv, ret, b["anchor"]))))
-        roll.returns, roll.values = ret[idx], b["val"][idx]
+                                     *(x[j] for x in (b.mask, b.act, b.logp, adv, ret, b.anchor))))
+        roll.returns, roll.values = ret[idx], b.val[idx]
 
     def update(self, roll: Rollout) -> dict:
         """One learning step on the ready decisions of a rollout: PPO, DMC, or imitation (as it was collected).

@@ -1,4 +1,5 @@
-"""Tiny: a 2-player "high card with a hidden card" game written against quando_env.core.Game alone (tests only).
+"""Tiny: a 2-player "high card with a hidden card" game written against quando_env.core.Game alone, the smallest
+complete game (docs/adding-a-game.md walks through it; the tests play it through every generic part).
 
 Each round deals one card 0..9 to each seat from a shuffled 10-card deck (deck[p] to seat p, top first).
 The starter (seat round % 2), then the other seat, chooses KEEP or SWAP (own card for the unseen top of the
@@ -15,6 +16,7 @@ from quando_env.checks import is_int, need
 from quando_env.core import (F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, Kernels, check_episode_options,
                              first_error)
 from quando_env.layout import Parts
+from quando_env.spec import GameSpec
 from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 
 KEEP, SWAP = 0, 1
@@ -277,7 +279,13 @@ class TinyGame(Game):
 
 
 
-VectorGame = TinyGame   # registry.game_class looks a game's engine up under this module attribute
+VectorGame = TinyGame   # the PettingZoo-style module's name for its engine
+
+# every part of its observation and state stays within [0, 1] (totals stop at the target)
+HIGHS = {"observation": lambda config: {}, "state": lambda config: {}}
+# its parts named by this module's own name, whatever it is imported as
+SPEC = GameSpec(name="tiny", title="Tiny", engine=f"{__name__}:TinyGame", pettingzoo=__name__,
+                bounds=f"{__name__}:HIGHS")
 
 
 class raw_env(GameAECEnv):
