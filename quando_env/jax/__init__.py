@@ -12,7 +12,6 @@ with needs("jax", "quando_env.jax"):
     import pgx  # noqa: F401
 
 
-
 def games() -> list[str]:
     """The games with a JAX engine (their spec's `jax` part)."""
     return [name for name, spec in GAMES.items() if spec.jax is not None]
@@ -24,5 +23,9 @@ def make(game: str, **config):
         raise ValueError(f"unknown game {game!r}: choose one of {games()}")
     return game_spec(game).part("jax")(**config)
 
+
+# game name -> (module, class) of its JAX engine, read from the specs at import (games() also sees games registered
+# later); kept for code written against it
+MODULES = {name: tuple(GAMES[name].jax.split(":")) for name in games()}
 
 __all__ = ["games", "make"]
