@@ -148,6 +148,18 @@ class RolloutAgent(Agent):
         vg = self.kit.game_class(states.size, seed=0, autoreset=False, **cfg.to_dict())
         vg.load_states(states)
         vg.step(np.concatenate(first))
+        score = self._score(vg, cfg)
+        start = 0
+        for i, acts, k, h, _ in chunk:
+            s = score[start:start + acts.size * k].reshape(acts.size, k)
+            start += acts.size * k
+            out[i] = self._choose(s, acts, h)
+            if values is not None:
+                values[i, acts] = -s.mean(axis=1)
+
+    def _score(self, vg, cfg):
+        """Play every game of vg forward (to its round's end or `horizon` decisions) and score it: the agent's
+        (seat 0's) points less `relative` times the opponents' mean, lower is better."""
         if self.kit.playout is not None:
             self.kit.playout(vg, self.horizon)
         else:
@@ -166,13 +178,7 @@ class RolloutAgent(Agent):
         if self.game_weight:      # a round that ends the game (R19) with the agent not a winner costs extra
             ends = over & self.kit.game_class.game_ends(vg.totals, cfg)
             score += self.game_weight * (ends & ~vg.winners()[:, 0])
-        start = 0
-        for i, acts, k, h, _ in chunk:
-            s = score[start:start + acts.size * k].reshape(acts.size, k)
-            start += acts.size * k
-            out[i] = self._choose(s, acts, h)
-            if values is not None:
-                values[i, acts] = -s.mean(axis=1)
+        return score
 
     def _choose(self, s, acts, h):
         """The heuristic's action h unless another beats it in the same worlds by `z` standard errors."""

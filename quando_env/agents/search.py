@@ -1,0 +1,104 @@
+"""SearchAgent: the rollout search reshaped into a fast teacher (successive halving over paired worlds).
+
+The rollout agent plays every candidate out in every world. Most candidates are clearly worse than the
+heuristic's choice after a few worlds, so this search spends its worlds in stages: every candidate is played
+out in the first `first` worlds, then only the better half (by paired mean; the heuristic's choice always
+stays) goes on to twice as many worlds, and so on up to `samples` (`knock_samples` where knocking is legal).
+Every candidate of a decision sees the same worlds, sampled once from the deciding seat's observation alone
+(the game's sample_states), and each world is a full state whose own random stream drives its play-out, so
+candidates are compared on common random numbers; the decision is the rollout agent's rule on the survivors
+(another move replaces the heuristic's choice only when it beats it by `z` standard errors in the same worlds).
+Each stage is one call of the game's fused play-out kernel over every world of every decision of the batch,
+and play-outs stop after `horizon` decisions, the unfinished round valued by the game's unfinished_points.
+
+The worlds of a decision follow from its seed alone (its stream, or the agent's generator), so the choices and
+values are the same whatever the batch size, the `max_worlds` chunking or the number of threads.
+"""
+import numpy as np
+
+from .rollout import RolloutAgent, SearchKit
+
+
+class SearchAgent(RolloutAgent):
+    """Successive halving over the rollout search's candidates, on the same worlds (see the module's docstring).
+
+    samples / knock_samples: worlds of a decision's last stage (where knocking is legal: the latter); first:
+    worlds every candidate is played out in; max_candidates: heuristic-ranked moves besides its choice and the
+    always-tried ones (None: every legal move); horizon: decisions played after the move (None: to the round's
+    end). The other options are RolloutAgent's."""
+
+    name = "search"
+
+    def __init__(self, kit: SearchKit, samples: int = 32, knock_samples: int = 64, first: int = 8,
+                 max_candidates: int | None = 3, horizon: int | None = 16, **options):
+        super().__init__(kit, samples=samples, knock_samples=knock_samples, max_candidates=max_candidates,
+                         horizon=horizon, **options)
+        if not 2 <= first <= min(self.samples, self.knock_samples):
+            raise ValueError(f"first={first!r}: give 2..{min(self.samples, self.knock_samples)} (worlds every "
+                             "candidate is played out in, at most samples and knock_samples)")
+        self.first = int(first)
+
+    def candidate_values(self, obs, masks, streams=None) -> tuple[np.ndarray, np.ndarray]:
+        """RolloutAgent.candidate_values: a searched candidate's value is its mean over the worlds it was played
+        out in (fewer for those dropped early); `visits` holds how many (see candidate_stats)."""
+        values, choice, _ = self.candidate_stats(obs, masks, streams)
+        return values, choice
+
+    def candidate_stats(self, obs, masks, streams=None):
+        """(values, choices, visits (B, num_actions) int32: worlds each candidate was played out in, 0 for moves
+        not searched): what a label shard stores."""
+        self._visits = np.zeros(np.shape(masks), np.int32)
+        values, choice = super().candidate_values(obs, masks, streams)
+        visits, self._visits = self._visits, None
+        return values, choice, visits
+
+    def _search(self, obs, chunk, n, out, values=None):
+        cfg = self._config(n)
+        worlds = [self.worlds(obs, i, k, cfg, seed) for i, _, k, _, seed in chunk]
+        alive = [np.ones(acts.size, bool) for _, acts, _, _, _ in chunk]
+        scores = [np.full((acts.size, k), np.nan) for _, acts, k, _, _ in chunk]
+        lo = [0] * len(chunk)
+        hi = [min(self.first, k) for _, _, k, _, _ in chunk]
+        while True:
+            jobs = [(j, a) for j in range(len(chunk)) if hi[j] > lo[j] for a in np.flatnonzero(alive[j])]
+            if not jobs:
+                break
+            states = np.concatenate([worlds[j][lo[j]:hi[j]] for j, _ in jobs])
+            first = np.concatenate([np.full(hi[j] - lo[j], chunk[j][1][a]) for j, a in jobs])
+            score = self._play(states, first, n, cfg)
+            start = 0
+            for j, a in jobs:
+                scores[j][a, lo[j]:hi[j]] = score[start:start + hi[j] - lo[j]]
+                start += hi[j] - lo[j]
+            for j, (_, acts, k, h, _) in enumerate(chunk):
+                if hi[j] == lo[j]:
+                    continue
+                live = np.flatnonzero(alive[j])
+                if live.size > 2 and hi[j] < k:           # halve: the better half by mean goes on
+                    mean = scores[j][live, :hi[j]].mean(axis=1)
+                    hpos = int(np.flatnonzero(acts == h)[0])
+                    order = live[np.argsort(mean, kind="stable")]
+                    keep = set(order[:(live.size + 1) // 2].tolist()) | {hpos}
+                    alive[j][:] = False
+                    alive[j][sorted(keep)] = True
+                lo[j], hi[j] = hi[j], min(k, 2 * hi[j])
+        for (i, acts, k, h, _), s, live in zip(chunk, scores, alive):
+            out[i] = self._choose(s[live], acts[live], h)
+            if values is not None:
+                values[i, acts] = -np.nanmean(s, axis=1)
+                if self._visits is not None:
+                    self._visits[i, acts] = (~np.isnan(s)).sum(axis=1)
+
+    def _play(self, states, first, n, cfg):
+        """Each state after its first move, played out: the score the search minimizes (RolloutAgent's)."""
+        vg = self.kit.game_class(states.size, seed=0, autoreset=False, **cfg.to_dict())
+        vg.load_states(states)
+        vg.step(first)
+        return self._score(vg, cfg)
+
+    _visits = None
+
+    def __repr__(self):
+        return (f"SearchAgent(samples={self.samples}, knock_samples={self.knock_samples}, first={self.first}, "
+                f"max_candidates={self.max_candidates}, horizon={self.horizon}, relative={self.relative}, "
+                f"z={self.z})")
