@@ -114,11 +114,30 @@ def test_with_one_stage_the_teacher_is_the_rollout_search(game):
     vg, rows = seat0_positions(game, seed=3)
     obs, masks = vg.observe(games=rows), vg.legal_action_mask[rows]
     kw = {"samples": 6, "knock_samples": 6, "horizon": 12}
-    fast = labels(teacher(game, first=6, **kw), obs, masks)
+    fast = labels(teacher(game, first=6, knock_horizon=12, **kw), obs, masks)
     from quando_env import rng
     streams = rng.streams(np.arange(len(obs)) + 7, rng.SALT_AGENT)
     values, choice = RolloutAgent(game_package(game).search_kit(), seed=0, **kw).candidate_values(obs, masks, streams)
     assert same(fast[:2], (values, choice))
+
+
+@pytest.mark.parametrize("game", ["quando", "cabo"])
+def test_decisions_with_a_move_that_can_end_the_round_are_played_out_to_knock_horizon(game):
+    """A cut play-out would weigh a knock's finished round against unfinished ones: where an always-tried move
+    is a candidate the play-outs go on to knock_horizon (the round's end by default), elsewhere to horizon."""
+    obs, masks = [], []
+    for steps in (10, 11, 30, 31):
+        vg, rows = seat0_positions(game, steps=steps, seed=4)
+        obs.append(vg.observe(games=rows))
+        masks.append(vg.legal_action_mask[rows])
+    obs, masks = np.concatenate(obs), np.concatenate(masks)
+    knock = masks[:, list(game_package(game).search_kit().always_try)].any(axis=1)
+    assert knock.any() and (~knock).any()
+    split = labels(teacher(game, horizon=2), obs, masks)
+    cut = labels(teacher(game, horizon=2, knock_horizon=2), obs, masks)
+    whole = labels(teacher(game, horizon=None), obs, masks)
+    assert same([x[~knock] for x in split], [x[~knock] for x in cut])
+    assert same([x[knock] for x in split], [x[knock] for x in whole])
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -148,7 +148,7 @@ class RolloutAgent(Agent):
         vg = self.kit.game_class(states.size, seed=0, autoreset=False, **cfg.to_dict())
         vg.load_states(states)
         vg.step(np.concatenate(first))
-        score = self._score(vg, cfg)
+        score = self._score(vg, cfg, self.horizon)
         start = 0
         for i, acts, k, h, _ in chunk:
             s = score[start:start + acts.size * k].reshape(acts.size, k)
@@ -157,14 +157,14 @@ class RolloutAgent(Agent):
             if values is not None:
                 values[i, acts] = -s.mean(axis=1)
 
-    def _score(self, vg, cfg):
+    def _score(self, vg, cfg, horizon):
         """Play every game of vg forward (to its round's end or `horizon` decisions) and score it: the agent's
         (seat 0's) points less `relative` times the opponents' mean, lower is better."""
         if self.kit.playout is not None:
-            self.kit.playout(vg, self.horizon)
+            self.kit.playout(vg, horizon)
         else:
             steps = 0
-            while self.horizon is None or steps < self.horizon:
+            while horizon is None or steps < horizon:
                 live = np.flatnonzero(vg.current_player >= 0)
                 if live.size == 0:
                     break

@@ -25,18 +25,21 @@ class SearchAgent(RolloutAgent):
     samples / knock_samples: worlds of a decision's last stage (where knocking is legal: the latter); first:
     worlds every candidate is played out in; max_candidates: heuristic-ranked moves besides its choice and the
     always-tried ones (None: every legal move); horizon: decisions played after the move (None: to the round's
-    end). The other options are RolloutAgent's."""
+    end); knock_horizon: the same where an always-tried move (knock, pass) is a candidate, a move that can end the
+    round, which a cut play-out would compare with unfinished ones. The other options are RolloutAgent's."""
 
     name = "search"
 
     def __init__(self, kit: SearchKit, samples: int = 32, knock_samples: int = 64, first: int = 8,
-                 max_candidates: int | None = 3, horizon: int | None = 16, **options):
+                 max_candidates: int | None = 3, horizon: int | None = 16, knock_horizon: int | None = None,
+                 **options):
         super().__init__(kit, samples=samples, knock_samples=knock_samples, max_candidates=max_candidates,
                          horizon=horizon, **options)
         if not 2 <= first <= min(self.samples, self.knock_samples):
             raise ValueError(f"first={first!r}: give 2..{min(self.samples, self.knock_samples)} (worlds every "
                              "candidate is played out in, at most samples and knock_samples)")
         self.first = int(first)
+        self.knock_horizon = knock_horizon
 
     def candidate_values(self, obs, masks, streams=None) -> tuple[np.ndarray, np.ndarray]:
         """RolloutAgent.candidate_values: a searched candidate's value is its mean over the worlds it was played
@@ -59,17 +62,24 @@ class SearchAgent(RolloutAgent):
         scores = [np.full((acts.size, k), np.nan) for _, acts, k, _, _ in chunk]
         lo = [0] * len(chunk)
         hi = [min(self.first, k) for _, _, k, _, _ in chunk]
+        knock = [bool(np.isin(acts, self.kit.always_try).any()) for _, acts, _, _, _ in chunk]
         while True:
             jobs = [(j, a) for j in range(len(chunk)) if hi[j] > lo[j] for a in np.flatnonzero(alive[j])]
             if not jobs:
                 break
-            states = np.concatenate([worlds[j][lo[j]:hi[j]] for j, _ in jobs])
-            first = np.concatenate([np.full(hi[j] - lo[j], chunk[j][1][a]) for j, a in jobs])
-            score = self._play(states, first, n, cfg)
-            start = 0
-            for j, a in jobs:
-                scores[j][a, lo[j]:hi[j]] = score[start:start + hi[j] - lo[j]]
-                start += hi[j] - lo[j]
+            for horizon in (self.horizon, self.knock_horizon):    # one kernel call each
+                part = [(j, a) for j, a in jobs if (self.knock_horizon if knock[j] else self.horizon) == horizon]
+                if not part:
+                    continue
+                states = np.concatenate([worlds[j][lo[j]:hi[j]] for j, _ in part])
+                first = np.concatenate([np.full(hi[j] - lo[j], chunk[j][1][a]) for j, a in part])
+                score = self._play(states, first, n, cfg, horizon)
+                start = 0
+                for j, a in part:
+                    scores[j][a, lo[j]:hi[j]] = score[start:start + hi[j] - lo[j]]
+                    start += hi[j] - lo[j]
+                if self.horizon == self.knock_horizon:
+                    break
             for j, (_, acts, k, h, _) in enumerate(chunk):
                 if hi[j] == lo[j]:
                     continue
@@ -89,16 +99,17 @@ class SearchAgent(RolloutAgent):
                 if self._visits is not None:
                     self._visits[i, acts] = (~np.isnan(s)).sum(axis=1)
 
-    def _play(self, states, first, n, cfg):
-        """Each state after its first move, played out: the score the search minimizes (RolloutAgent's)."""
+    def _play(self, states, first, n, cfg, horizon):
+        """Each state after its first move, played out for `horizon` decisions: the score the search minimizes
+        (RolloutAgent's)."""
         vg = self.kit.game_class(states.size, seed=0, autoreset=False, **cfg.to_dict())
         vg.load_states(states)
         vg.step(first)
-        return self._score(vg, cfg)
+        return self._score(vg, cfg, horizon)
 
     _visits = None
 
     def __repr__(self):
         return (f"SearchAgent(samples={self.samples}, knock_samples={self.knock_samples}, first={self.first}, "
-                f"max_candidates={self.max_candidates}, horizon={self.horizon}, relative={self.relative}, "
-                f"z={self.z})")
+                f"max_candidates={self.max_candidates}, horizon={self.horizon}, knock_horizon={self.knock_horizon}, "
+                f"relative={self.relative}, z={self.z})")
