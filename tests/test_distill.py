@@ -76,7 +76,8 @@ def test_the_manifest_lists_every_shard_with_its_checksum_and_a_damaged_one_is_n
         assert entry["file"] == shard_path(out, int(i)).name and entry["labels"] == 6
         assert entry["sha256"] == hashlib.sha256(shard_path(out, int(i)).read_bytes()).hexdigest()
     header, arrays = read_shard(shard_path(out, 1))
-    assert header["teacher"] == "search" and header["opponents"] == "heuristic" and header["search"]["horizon"] == 16
+    assert header["teacher"] == "search" and header["opponents"] == "heuristic"
+    assert header["search"]["horizon"] == "game"
     assert np.array_equal(arrays["visits"] > 0, ~np.isnan(arrays["values"]))
     assert np.array_equal(arrays["seat"], arrays["game"] % 4)          # the policy's seat in each game slot
     assert np.array_equal(arrays["seat"], arrays["states"]["cur"])
@@ -270,6 +271,10 @@ def test_ray_makes_the_same_shards(ray_local, tmp_path):
     assert run_label(tmp_path / "here", "--shards", "3") == 0
     assert run_label(tmp_path / "ray", "--shards", "3", "--ray", "local") == 0
     assert same_shards(tmp_path / "here", tmp_path / "ray")
+    teacher = ["--shards", "2", "--teacher", "search", "--first", "2", "--opponents", "heuristic"]
+    assert run_label(tmp_path / "here_search", *teacher) == 0
+    assert run_label(tmp_path / "ray_search", *teacher, "--ray", "local") == 0
+    assert same_shards(tmp_path / "here_search", tmp_path / "ray_search")
 
 
 @ray_tests

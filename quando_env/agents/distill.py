@@ -79,7 +79,8 @@ class LabelSettings:
     games: int = 8                  # games a shard plays side by side
     seed: int = 0
     first: int = 8                  # search only: worlds every candidate is played out in (SearchAgent)
-    horizon: int | None = 16        # search only: decisions played after the move (None: to the round's end)
+    horizon: int | None | str = "game"  # search only: decisions played after the move (None: to the round's end;
+    #                                     "game": the game's own, SearchKit.search_horizon)
 
     def __post_init__(self):
         game_class(self.game)       # ValueError naming game and the games' names
@@ -435,6 +436,17 @@ def shard_range(text: str) -> tuple[int, int]:
     return lo, hi
 
 
+def _search_defaults() -> dict:
+    import inspect
+
+    from .search import SearchAgent
+    return {k: v.default for k, v in inspect.signature(SearchAgent).parameters.items() if k in ("samples",
+                                                                                                 "knock_samples")}
+
+
+SEARCH_DEFAULTS = _search_defaults()       # the search teacher's worlds, label's defaults with --teacher search
+
+
 def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.ArgumentParser:
     from .evaluate_cli import ray_address
 
@@ -460,8 +472,9 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
                      "default) or search (the fast teacher: successive halving, play-outs cut at --horizon)")
     lab.add_argument("--first", type=argtypes.int_in(2, 100_000), default=d.first, help="search: worlds every "
                      f"candidate is played out in (default {d.first})")
-    lab.add_argument("--horizon", type=argtypes.int_in(0, 100_000), default=d.horizon, help="search: decisions "
-                     f"played after the move, 0: to the round's end (default {d.horizon})")
+    lab.add_argument("--horizon", type=argtypes.int_in(0, 100_000), default=None, help="search: decisions "
+                     "played after the move, 0: to the round's end (default: the game's own, 16 in Quando, 48 in "
+                     "Cabo, the round's end in Help!)")
     lab.add_argument("--out", required=True, type=argtypes.output_dir, help="the shards' folder")
     lab.add_argument("--shards", type=shard_range, default=(0, 1), help="N (shards 0..N-1, default 1) or A:B "
                      "(shards A..B-1: split the work between calls or machines)")
@@ -471,10 +484,12 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
                      help=f"share of the decisions with two or more legal moves that are labelled (default {d.every})")
     lab.add_argument("--games", type=argtypes.int_in(1, 4096), default=d.games,
                      help=f"games a shard plays side by side (default {d.games})")
-    lab.add_argument("--samples", type=argtypes.int_in(2, 100_000), default=d.samples,
-                     help=f"the search's worlds per decision (default {d.samples})")
-    lab.add_argument("--knock-samples", type=argtypes.int_in(2, 100_000), default=d.knock_samples,
-                     help=f"worlds where knocking is legal (default {d.knock_samples})")
+    lab.add_argument("--samples", type=argtypes.int_in(2, 100_000), default=None,
+                     help=f"the search's worlds per decision (default: the teacher's own, {d.samples} for rollout, "
+                     f"{SEARCH_DEFAULTS['samples']} for search)")
+    lab.add_argument("--knock-samples", type=argtypes.int_in(2, 100_000), default=None,
+                     help=f"worlds where knocking is legal (default: the teacher's own, {d.knock_samples} for "
+                     f"rollout, {SEARCH_DEFAULTS['knock_samples']} for search)")
     lab.add_argument("--max-candidates", type=argtypes.int_in(0, 10_000), default=d.max_candidates,
                      help="heuristic-ranked moves searched besides its choice and the always-tried ones (default "
                      f"{d.max_candidates})")
@@ -530,11 +545,16 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
             import_module(f"{__package__}.{args.game}").search_kit
         except (ModuleNotFoundError, AttributeError):
             p.error(f"argument --game: {args.game} has no rollout search to label with")
+        own = SEARCH_DEFAULTS if args.teacher == "search" else {"samples": LabelSettings.samples,
+                                                                 "knock_samples": LabelSettings.knock_samples}
+        args.samples = own["samples"] if args.samples is None else args.samples
+        args.knock_samples = own["knock_samples"] if args.knock_samples is None else args.knock_samples
         if args.teacher == "search" and args.first > min(args.samples, args.knock_samples):
             p.error(f"argument --first: {args.first}: at most --samples and --knock-samples")
         args.settings = LabelSettings(
             game=args.game, options=config.to_dict(), policy=args.policy, opponents=args.opponents,
-            teacher=args.teacher, first=args.first, horizon=args.horizon or None,
+            teacher=args.teacher, first=args.first,
+            horizon="game" if args.horizon is None else (args.horizon or None),
             samples=args.samples, knock_samples=args.knock_samples,
             max_candidates=None if args.all_candidates else args.max_candidates, shard_size=args.shard_size,
             every=args.every, games=args.games, seed=args.seed)

@@ -28,8 +28,10 @@ class SearchKit:
     action_values(obs, masks) -> (actions, values) ranking the candidates (lower value is better);
     players_of_obs: the player count of an observation length; always_try: actions searched whenever
     legal; playout(game, horizon): plays every game forward to its round's end (None: step playout_agent);
-    unfinished_points(game): (B, n) points of rounds cut off by the horizon. The search minimizes the agent's
-    points, or maximizes them where the game's highest total wins (game_class.higher_total_wins: Help!).
+    unfinished_points(game): (B, n) points of rounds cut off by the horizon; search_horizon: the decisions the
+    search teacher (agents.search) plays out by default, as far as the game's unfinished points value a cut round
+    well (None: to the round's end). The search minimizes the agent's points, or maximizes them where the game's
+    highest total wins (game_class.higher_total_wins: Help!).
     """
 
     game_class: type
@@ -39,6 +41,7 @@ class SearchKit:
     playout: Callable | None = None
     playout_agent: Agent | None = None
     unfinished_points: Callable | None = None
+    search_horizon: int | None = None
 
 
 class RolloutAgent(Agent):

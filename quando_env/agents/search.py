@@ -25,21 +25,25 @@ class SearchAgent(RolloutAgent):
     samples / knock_samples: worlds of a decision's last stage (where knocking is legal: the latter); first:
     worlds every candidate is played out in; max_candidates: heuristic-ranked moves besides its choice and the
     always-tried ones (None: every legal move); horizon: decisions played after the move (None: to the round's
-    end); knock_horizon: the same where an always-tried move (knock, pass) is a candidate, a move that can end the
-    round, which a cut play-out would compare with unfinished ones. The other options are RolloutAgent's."""
+    end; "game": the game's SearchKit.search_horizon, 16 in Quando, 48 in Cabo, None in Help!, whose unfinished
+    rounds count no points); knock_horizon: the same where an always-tried move (knock, pass) is a candidate, a
+    move that can end the round, which a cut play-out would compare with unfinished ones; drop_z: a candidate
+    worse than the heuristic's choice by this many standard errors after a stage is dropped (the search of a
+    decision stops once the heuristic's choice is alone). The other options are RolloutAgent's."""
 
     name = "search"
 
     def __init__(self, kit: SearchKit, samples: int = 32, knock_samples: int = 64, first: int = 8,
-                 max_candidates: int | None = 3, horizon: int | None = 16, knock_horizon: int | None = None,
-                 **options):
+                 max_candidates: int | None = 3, horizon: int | None | str = "game",
+                 knock_horizon: int | None = None, drop_z: float = 2.0, **options):
         super().__init__(kit, samples=samples, knock_samples=knock_samples, max_candidates=max_candidates,
-                         horizon=horizon, **options)
+                         horizon=kit.search_horizon if horizon == "game" else horizon, **options)
         if not 2 <= first <= min(self.samples, self.knock_samples):
             raise ValueError(f"first={first!r}: give 2..{min(self.samples, self.knock_samples)} (worlds every "
                              "candidate is played out in, at most samples and knock_samples)")
         self.first = int(first)
         self.knock_horizon = knock_horizon
+        self.drop_z = float(drop_z)
 
     def candidate_values(self, obs, masks, streams=None) -> tuple[np.ndarray, np.ndarray]:
         """RolloutAgent.candidate_values: a searched candidate's value is its mean over the worlds it was played
@@ -81,23 +85,29 @@ class SearchAgent(RolloutAgent):
                 if self.horizon == self.knock_horizon:
                     break
             for j, (_, acts, k, h, _) in enumerate(chunk):
-                if hi[j] == lo[j]:
-                    continue
-                live = np.flatnonzero(alive[j])
-                if live.size > 2 and hi[j] < k:           # halve: the better half by mean goes on
-                    mean = scores[j][live, :hi[j]].mean(axis=1)
-                    hpos = int(np.flatnonzero(acts == h)[0])
-                    order = live[np.argsort(mean, kind="stable")]
-                    keep = set(order[:(live.size + 1) // 2].tolist()) | {hpos}
-                    alive[j][:] = False
-                    alive[j][sorted(keep)] = True
-                lo[j], hi[j] = hi[j], min(k, 2 * hi[j])
+                if hi[j] > lo[j]:
+                    self._prune(scores[j][:, :hi[j]], alive[j], int(np.flatnonzero(acts == h)[0]))
+                    lo[j], hi[j] = hi[j], (min(k, 2 * hi[j]) if alive[j].sum() > 1 else hi[j])
         for (i, acts, k, h, _), s, live in zip(chunk, scores, alive):
             out[i] = self._choose(s[live], acts[live], h)
             if values is not None:
                 values[i, acts] = -np.nanmean(s, axis=1)
                 if self._visits is not None:
                     self._visits[i, acts] = (~np.isnan(s)).sum(axis=1)
+
+    def _prune(self, s, alive, hpos):
+        """After a stage (s: the scores so far, candidates by worlds): drop the candidates worse than the
+        heuristic's choice (row hpos, always kept) by `drop_z` standard errors of the paired differences, then
+        keep the better half by mean of those left where more than two are."""
+        live = np.flatnonzero(alive)
+        d = s[live] - s[hpos]
+        se = d.std(axis=1, ddof=1) / np.sqrt(s.shape[1]) + 1e-9
+        live = live[(d.mean(axis=1) <= self.drop_z * se) | (live == hpos)]
+        if live.size > 2:
+            order = live[np.argsort(s[live].mean(axis=1), kind="stable")]
+            live = np.union1d(order[:(live.size + 1) // 2], [hpos])
+        alive[:] = False
+        alive[live] = True
 
     def _play(self, states, first, n, cfg, horizon):
         """Each state after its first move, played out for `horizon` decisions: the score the search minimizes
