@@ -3,7 +3,8 @@
     python benchmarks/bench_rollout.py [--positions 128] [--players 4] [--games quando cabo help]
 
 Every row decides the same positions (taken from heuristic games, one in five decisions) on one core (numba's
-threads set to 1), with each agent's defaults as `make_agent` builds them (rollout: 96 worlds, 192 where knocking
+threads set to 1), timed by the process's CPU time (so a machine shared with other work gives the rate of the
+core it had, not of its share of it), with each agent's defaults as `make_agent` builds them (rollout: 96 worlds, 192 where knocking
 is legal, every candidate to the round's end; search: the teacher of agents.search). The rows:
 
 - rollout, stepped play-outs (with --stepped): the heuristic's play-outs stepped from Python, one VectorGame.step
@@ -54,7 +55,7 @@ def main():
     p.add_argument("--stepped", nargs="*", default=["help"], help="games with a stepped play-outs row (default help)")
     args = p.parse_args()
     numba.set_num_threads(1)
-    print(f"{args.players} players, {args.positions} positions per game, one core")
+    print(f"{args.players} players, {args.positions} positions per game, one core (decisions per CPU second)")
     print(f"{'game':<7} {'agent':<27} {'decisions/s':>11} {'ratio':>7}")
     for game in args.games:
         obs, masks = positions(game, args.players, args.positions)
@@ -64,9 +65,9 @@ def main():
         rates, actions = {}, None
         for label, agent in rows:
             agent.act(obs[:4], masks[:4])                     # compile outside the timing
-            t = time.perf_counter()
+            t = time.process_time()
             a = agent.act(obs, masks)
-            rates[label] = len(obs) / (time.perf_counter() - t)
+            rates[label] = len(obs) / (time.process_time() - t)
             if label.startswith("rollout"):
                 if actions is not None and not np.array_equal(a, actions):
                     raise SystemExit(f"{game}: the fused play-outs chose other actions than the stepped ones")

@@ -1,15 +1,19 @@
 """SearchAgent: the rollout search reshaped into a fast teacher (successive halving over paired worlds).
 
-The rollout agent plays every candidate out in every world. Most candidates are clearly worse than the
-heuristic's choice after a few worlds, so this search spends its worlds in stages: every candidate is played
-out in the first `first` worlds, then only the better half (by paired mean; the heuristic's choice always
+The rollout agent plays every candidate out in every world, to the round's end. Most candidates are clearly
+worse than the heuristic's choice after a few worlds, so this search spends its worlds in stages: every candidate
+is played out in the first `first` worlds; after each stage the candidates worse than the heuristic's choice by
+`drop_z` standard errors are dropped, and of those left the better half (by mean; the heuristic's choice always
 stays) goes on to twice as many worlds, and so on up to `samples` (`knock_samples` where knocking is legal).
 Every candidate of a decision sees the same worlds, sampled once from the deciding seat's observation alone
 (the game's sample_states), and each world is a full state whose own random stream drives its play-out, so
 candidates are compared on common random numbers; the decision is the rollout agent's rule on the survivors
 (another move replaces the heuristic's choice only when it beats it by `z` standard errors in the same worlds).
-Each stage is one call of the game's fused play-out kernel over every world of every decision of the batch,
-and play-outs stop after `horizon` decisions, the unfinished round valued by the game's unfinished_points.
+Each stage is one call of the game's fused play-out kernel over every world of every decision of the batch.
+Play-outs stop after `horizon` decisions (the game's own by default: as far as its unfinished points value a
+cut round well), the unfinished round valued by the game's unfinished_points, except where a candidate can end
+the round (knock, pass): those decisions are played out to `knock_horizon`, the round's end by default, since a
+cut play-out would weigh a finished round against unfinished ones.
 
 The worlds of a decision follow from its seed alone (its stream, or the agent's generator), so the choices and
 values are the same whatever the batch size, the `max_worlds` chunking or the number of threads.
@@ -25,11 +29,11 @@ class SearchAgent(RolloutAgent):
     samples / knock_samples: worlds of a decision's last stage (where knocking is legal: the latter); first:
     worlds every candidate is played out in; max_candidates: heuristic-ranked moves besides its choice and the
     always-tried ones (None: every legal move); horizon: decisions played after the move (None: to the round's
-    end; "game": the game's SearchKit.search_horizon, 16 in Quando, 48 in Cabo, None in Help!, whose unfinished
-    rounds count no points); knock_horizon: the same where an always-tried move (knock, pass) is a candidate, a
-    move that can end the round, which a cut play-out would compare with unfinished ones; drop_z: a candidate
-    worse than the heuristic's choice by this many standard errors after a stage is dropped (the search of a
-    decision stops once the heuristic's choice is alone). The other options are RolloutAgent's."""
+    end; "game": the game's SearchKit.search_horizon, 16 in Quando and Help!, 48 in Cabo); knock_horizon: the
+    same where an always-tried move (knock, pass) is a candidate, a move that can end the round, which a cut
+    play-out would compare with unfinished ones; drop_z: a candidate worse than the heuristic's choice by this
+    many standard errors after a stage is dropped (the search of a decision stops once the heuristic's choice is
+    alone). The other options are RolloutAgent's."""
 
     name = "search"
 
