@@ -4,8 +4,9 @@
 
 Every row decides the same positions (taken from heuristic games, one in five decisions) on one core (numba's
 threads set to 1), timed by the process's CPU time (so a machine shared with other work gives the rate of the
-core it had, not of its share of it), with each agent's defaults as `make_agent` builds them (rollout: 96 worlds, 192 where knocking
-is legal, every candidate to the round's end; search: the teacher of agents.search). The rows:
+core it had, not of its share of it), with each agent's defaults as `make_agent` builds them (rollout: 96
+worlds, 192 where knocking is legal, every candidate to the round's end; search: the teacher of agents.search).
+The rows:
 
 - rollout, stepped play-outs (with --stepped): the heuristic's play-outs stepped from Python, one VectorGame.step
   per decision level (what the rollout agent does with a play-out agent it cannot fuse);
