@@ -10,7 +10,7 @@ from quando_env.agents import RolloutAgent, SearchAgent, check_agent, make_agent
 from quando_env.agents.games import game_package
 from quando_env.registry import game_class
 
-from rollout_checks import rollout_plays_legal_moves
+from rollout_checks import rollout_plays_legal_moves, stepped_and_fused
 
 GAMES = ["quando", "cabo", "help"]
 
@@ -158,18 +158,9 @@ def test_helps_fused_playout_plays_exactly_what_stepping_the_heuristic_plays(n, 
     from quando_env.agents.help.playout import playout_kernel
     from quando_env.help import VectorGame
 
-    slow = VectorGame(48, seed=n, autoreset=False, num_players=n, episode="round")
     h = HeuristicAgent()
-    for _ in range(7):                                   # start the play-outs mid-round
-        live = np.flatnonzero(slow.current_player >= 0)
-        slow.step(h.act(slow.observe(games=live), slow.legal_action_mask[live]), games=live)
-    fast = VectorGame(48, seed=0, autoreset=False, num_players=n, episode="round")
-    fast.load_states(slow.states.copy())
-    steps = 0
-    while (horizon is None or steps < horizon) and (slow.current_player >= 0).any():
-        live = np.flatnonzero(slow.current_player >= 0)
-        slow.step(h.act(slow.observe(games=live), slow.legal_action_mask[live]), games=live)
-        steps += 1
-    playout_kernel(fast.states, fast.cfg, fast.obs_dim, n, h.prm, -1 if horizon is None else horizon)
+    slow, fast = stepped_and_fused(
+        lambda: VectorGame(48, seed=n, autoreset=False, num_players=n, episode="round"), h, horizon,
+        lambda g: playout_kernel(g.states, g.cfg, g.obs_dim, n, h.prm, -1 if horizon is None else horizon))
     assert (slow.current_player < 0).all() == (horizon is None)
     assert slow.states.tobytes() == fast.states.tobytes()
