@@ -71,6 +71,7 @@ class SearchAgent(RolloutAgent):
         lo = [0] * len(chunk)
         hi = [min(self.first, k) for _, _, k, _, _ in chunk]
         knock = [bool(np.isin(acts, self.kit.always_try).any()) for _, acts, _, _, _ in chunk]
+        since = [0] * len(chunk)      # the worlds after the last pruning: those the decision is taken on
         while True:
             jobs = [(j, a) for j in range(len(chunk)) if hi[j] > lo[j] for a in np.flatnonzero(alive[j])]
             if not jobs:
@@ -89,11 +90,15 @@ class SearchAgent(RolloutAgent):
                 if self.horizon == self.knock_horizon:
                     break
             for j, (_, acts, k, h, _) in enumerate(chunk):
-                if hi[j] > lo[j]:
+                if lo[j] < hi[j] < k:
+                    before = alive[j].sum()
                     self._prune(scores[j][:, :hi[j]], alive[j], int(np.flatnonzero(acts == h)[0]))
-                    lo[j], hi[j] = hi[j], (min(k, 2 * hi[j]) if alive[j].sum() > 1 else hi[j])
-        for (i, acts, k, h, _), s, live in zip(chunk, scores, alive):
-            out[i] = self._choose(s[live], acts[live], h)
+                    since[j] = hi[j] if alive[j].sum() < before else since[j]
+                lo[j], hi[j] = hi[j], (min(k, 2 * hi[j]) if alive[j].sum() > 1 else hi[j])
+        for (i, acts, k, h, _), s, live, done, fresh in zip(chunk, scores, alive, hi, since):
+            # Survivors were kept for doing well in the worlds before `fresh`: the choice is taken on the later
+            # ones alone, where their luck there does not count (no winner's curse).
+            out[i] = self._choose(s[live, fresh:done], acts[live], h) if live.sum() > 1 else int(h)
             if values is not None:
                 values[i, acts] = -np.nanmean(s, axis=1)
                 if self._visits is not None:
