@@ -109,6 +109,23 @@ def test_halving_keeps_the_heuristics_choice_to_the_last_stage_and_values_only_s
     assert (values[r, choice] >= values[r, prior]).all()                        # a change only for the better
 
 
+def test_the_choice_is_taken_on_the_worlds_after_the_last_pruning():
+    """Candidates kept for doing well in a stage's worlds would carry that luck into the final comparison: the
+    choice sees only the worlds played after the last stage that dropped one (all of them where none was)."""
+    seen = []
+
+    class Recording(SearchAgent):
+        def _choose(self, s, acts, h):
+            seen.append(s.shape[1])
+            return super()._choose(s, acts, h)
+
+    vg, rows = seat0_positions("quando", seed=2)
+    agent = Recording(game_package("quando").search_kit(), seed=0, samples=16, knock_samples=16, first=2,
+                      max_candidates=None)
+    labels(agent, vg.observe(games=rows), vg.legal_action_mask[rows])
+    assert len(seen) <= len(rows) and set(seen) <= {16, 14, 12, 8} and min(seen) < 16
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_with_one_stage_the_teacher_is_the_rollout_search(game):
     """first == samples: every candidate plays every world, as RolloutAgent does, with the same worlds."""

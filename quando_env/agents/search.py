@@ -7,8 +7,10 @@ is played out in the first `first` worlds; after each stage the candidates worse
 stays) goes on to twice as many worlds, and so on up to `samples` (`knock_samples` where knocking is legal).
 Every candidate of a decision sees the same worlds, sampled once from the deciding seat's observation alone
 (the game's sample_states), and each world is a full state whose own random stream drives its play-out, so
-candidates are compared on common random numbers; the decision is the rollout agent's rule on the survivors
-(another move replaces the heuristic's choice only when it beats it by `z` standard errors in the same worlds).
+candidates are compared on common random numbers. The decision is the rollout agent's rule on the survivors
+(another move replaces the heuristic's choice only when it beats it by `z` standard errors in the same worlds),
+taken on the worlds played after the last pruning alone: a candidate kept for its luck in the earlier worlds
+would carry that luck into the comparison (the winner's curse).
 Each stage is one call of the game's fused play-out kernel over every world of every decision of the batch.
 Play-outs stop after `horizon` decisions (the game's own by default: as far as its unfinished points value a
 cut round well), the unfinished round valued by the game's unfinished_points, except where a candidate can end
