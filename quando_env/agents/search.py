@@ -68,6 +68,8 @@ class SearchAgent(RolloutAgent):
     def _search(self, obs, chunk, n, out, values=None):
         cfg = self._config(n)
         worlds = [self.worlds(obs, i, k, cfg, seed) for i, _, k, _, seed in chunk]
+        base = np.cumsum([0] + [len(w) for w in worlds])      # where each decision's worlds start in `every`
+        every = np.concatenate(worlds)
         alive = [np.ones(acts.size, bool) for _, acts, _, _, _ in chunk]
         scores = [np.full((acts.size, k), np.nan) for _, acts, k, _, _ in chunk]
         lo = [0] * len(chunk)
@@ -82,7 +84,7 @@ class SearchAgent(RolloutAgent):
                 part = [(j, a) for j, a in jobs if (self.knock_horizon if knock[j] else self.horizon) == horizon]
                 if not part:
                     continue
-                states = np.concatenate([worlds[j][lo[j]:hi[j]] for j, _ in part])
+                states = every[np.concatenate([np.arange(base[j] + lo[j], base[j] + hi[j]) for j, _ in part])]
                 first = np.concatenate([np.full(hi[j] - lo[j], chunk[j][1][a]) for j, a in part])
                 score = self._play(states, first, n, cfg, horizon)
                 start = 0
