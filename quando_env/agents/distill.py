@@ -473,8 +473,8 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
     lab.add_argument("--first", type=argtypes.int_in(2, 100_000), default=d.first, help="search: worlds every "
                      f"candidate is played out in (default {d.first})")
     lab.add_argument("--horizon", type=argtypes.int_in(0, 100_000), default=None, help="search: decisions "
-                     "played after the move, 0: to the round's end (default: the game's own, 16 in Quando and Help!, "
-                     "48 in Cabo)")
+                     "played after the move, 0: to the round's end (default: the game's own, 16 in Quando, 48 in "
+                     "Cabo, the round's end in Help!)")
     lab.add_argument("--out", required=True, type=argtypes.output_dir, help="the shards' folder")
     lab.add_argument("--shards", type=shard_range, default=(0, 1), help="N (shards 0..N-1, default 1) or A:B "
                      "(shards A..B-1: split the work between calls or machines)")

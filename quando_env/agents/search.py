@@ -31,7 +31,7 @@ class SearchAgent(RolloutAgent):
     samples / knock_samples: worlds of a decision's last stage (where knocking is legal: the latter); first:
     worlds every candidate is played out in; max_candidates: heuristic-ranked moves besides its choice and the
     always-tried ones (None: every legal move); horizon: decisions played after the move (None: to the round's
-    end; "game": the game's SearchKit.search_horizon, 16 in Quando and Help!, 48 in Cabo); knock_horizon: the
+    end; "game": the game's SearchKit.search_horizon: 16 in Quando, 48 in Cabo, None in Help!); knock_horizon: the
     same where an always-tried move (knock, pass) is a candidate, a move that can end the round, which a cut
     play-out would compare with unfinished ones; drop_z: a candidate worse than the heuristic's choice by this
     many standard errors after a stage is dropped (the search of a decision stops once the heuristic's choice is

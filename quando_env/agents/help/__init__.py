@@ -19,8 +19,7 @@ def search_kit(playout_agent=None) -> SearchKit:
     fused = type(playout_agent) is HeuristicAgent
     return SearchKit(game_class=VectorGame, prior=HeuristicAgent(), players_of_obs=players_from_obs_dim,
                      playout=heuristic_playout(playout_agent) if fused else None, playout_agent=playout_agent,
-                     unfinished_points=lambda game: np.zeros((game.num_games, game.num_players), np.int64),
-                     search_horizon=16)
+                     unfinished_points=lambda game: np.zeros((game.num_games, game.num_players), np.int64))
 
 
 __all__ = ["AGENTS", "GreedyAgent", "HeuristicAgent", "players_from_obs_dim", "search_kit"]
