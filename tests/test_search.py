@@ -131,7 +131,7 @@ def test_with_one_stage_the_teacher_is_the_rollout_search(game):
     """first == samples: every candidate plays every world, as RolloutAgent does, with the same worlds."""
     vg, rows = seat0_positions(game, seed=3)
     obs, masks = vg.observe(games=rows), vg.legal_action_mask[rows]
-    kw = {"samples": 6, "knock_samples": 6, "horizon": 12}
+    kw = {"samples": 6, "knock_samples": 6, "horizon": 12, "z": 2.0}
     fast = labels(teacher(game, first=6, knock_horizon=12, **kw), obs, masks)
     from quando_env import rng
     streams = rng.streams(np.arange(len(obs)) + 7, rng.SALT_AGENT)
