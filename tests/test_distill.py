@@ -1,11 +1,14 @@
 """agents.distill: label shards that are the same however they are made (one call, resumed, split, on Ray), the
 search's candidate values true to its choice, and a network trained on them that plays."""
+import hashlib
+import json
+
 import numpy as np
 import pytest
 import tiny_game
 
 from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
-from quando_env.agents.distill import LabelSettings, label, main, read_shard, shard_path, train
+from quando_env.agents.distill import MANIFEST, LabelSettings, label, main, read_shard, shard_path, train
 from quando_env.agents.evaluation import play_match
 from quando_env.agents.learned import LearnedAgent, load_model
 from quando_env.agents.rollout import SearchKit
@@ -48,11 +51,10 @@ def test_the_same_seed_gives_the_same_shards_in_one_call_resumed_or_split(tmp_pa
     assert header["samples"] == 6 and header["seed"] == 2 and header["game"] == "quando"
     assert arrays["obs"].shape[0] == arrays["values"].shape[0] == arrays["states"].shape[0] == 6
     assert (arrays["masks"].sum(axis=1) >= 2).all() and len(arrays["features"]) == arrays["masks"].sum()
-    assert run_label(two, "--shards", "3") == 0
-    shard_path(two, 2).unlink()                       # a stopped run: its last shard missing
-    shard_path(two, 1).write_bytes(b"half a file")    # and one unreadable: made again
+    assert run_label(two, "--shards", "1") == 0
+    shard_path(two, 1).write_bytes(b"half a file")    # a run stopped while writing shard 1, before listing it
     capsys.readouterr()
-    assert run_label(two, "--shards", "3") == 0
+    assert run_label(two, "--shards", "3") == 0       # resumed: shard 0 skipped, 1 (unlisted) and 2 made
     assert "1 complete shard(s) skipped" in capsys.readouterr().out
     assert same_shards(one, two)
     assert run_label(split, "--shards", "2:3") == 0 and run_label(split, "--shards", "0:2") == 0
@@ -64,6 +66,37 @@ def test_the_same_seed_gives_the_same_shards_in_one_call_resumed_or_split(tmp_pa
     assert run_label(other, "--shards", "1", "--seed", "1") == 0
     assert read_shard(shard_path(other, 0))[0]["seed"] == 1
     assert not np.array_equal(read_shard(shard_path(other, 0))[1]["obs"], read_shard(shard_path(one, 0))[1]["obs"])
+
+
+def test_the_manifest_lists_every_shard_with_its_checksum_and_a_damaged_one_is_named_in_one_line(tmp_path, capsys):
+    out = tmp_path / "labels"
+    assert run_label(out, "--shards", "2", "--teacher", "search", "--first", "2", "--opponents", "heuristic") == 0
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert manifest["settings"]["teacher"] == "search" and sorted(manifest["shards"]) == ["0", "1"]
+    for i, entry in manifest["shards"].items():
+        assert entry["file"] == shard_path(out, int(i)).name and entry["labels"] == 6
+        assert entry["sha256"] == hashlib.sha256(shard_path(out, int(i)).read_bytes()).hexdigest()
+    header, arrays = read_shard(shard_path(out, 1))
+    assert header["teacher"] == "search" and header["opponents"] == "heuristic"
+    assert header["search"]["horizon"] == "game"
+    assert np.array_equal(arrays["visits"] > 0, ~np.isnan(arrays["values"]))
+    assert np.array_equal(arrays["seat"], arrays["game"] % 4)          # the policy's seat in each game slot
+    assert np.array_equal(arrays["seat"], arrays["states"]["cur"])
+    data = bytearray(shard_path(out, 1).read_bytes())
+    data[len(data) // 2] ^= 1                          # one bit flipped: still a zip, not the bytes listed
+    shard_path(out, 1).write_bytes(bytes(data))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        run_label(out, "--shards", "3", "--teacher", "search", "--first", "2", "--opponents", "heuristic")
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert e.value.code == 2 and "shard_00001.npz is damaged" in err
+    assert main(["train", str(out), "--out", str(tmp_path / "m.npz"), "--epochs", "1"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "shard_00001.npz is damaged" in err[0] and not (tmp_path / "m.npz").exists()
+    shard_path(out, 1).unlink()
+    with pytest.raises(SystemExit):                    # listed but gone: named too
+        run_label(out, "--shards", "2", "--teacher", "search", "--first", "2", "--opponents", "heuristic")
+    assert "shard_00001.npz is listed" in capsys.readouterr().err
 
 
 def test_shards_share_a_seed_exactly_when_their_seed_plus_index_is_the_same(tmp_path):
@@ -238,6 +271,10 @@ def test_ray_makes_the_same_shards(ray_local, tmp_path):
     assert run_label(tmp_path / "here", "--shards", "3") == 0
     assert run_label(tmp_path / "ray", "--shards", "3", "--ray", "local") == 0
     assert same_shards(tmp_path / "here", tmp_path / "ray")
+    teacher = ["--shards", "2", "--teacher", "search", "--first", "2", "--opponents", "heuristic"]
+    assert run_label(tmp_path / "here_search", *teacher) == 0
+    assert run_label(tmp_path / "ray_search", *teacher, "--ray", "local") == 0
+    assert same_shards(tmp_path / "here_search", tmp_path / "ray_search")
 
 
 @ray_tests

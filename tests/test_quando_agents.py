@@ -14,6 +14,8 @@ from quando_env import VectorGame
 from quando_env.quando.cards import KNOCK, NUM_ACTIONS, TAKE_DOWN, TAKE_UP
 from quando_env.quando.observation import offsets
 
+from rollout_checks import stepped_and_fused
+
 
 def positions(num_players=4, edition="kendi", games=32, steps=120, seed=0):
     """(obs, masks) of the players to move over random play: every kind of decision turns up."""
@@ -156,20 +158,11 @@ def test_rollout_agent_plays_legal_moves_from_its_observation():
 
 @pytest.mark.parametrize("n,edition,horizon", [(4, "kendi", None), (6, "oya", None), (3, "kendi", 5)])
 def test_fused_playout_plays_exactly_what_stepping_the_heuristic_plays(n, edition, horizon):
-    slow = VectorGame(48, seed=n, autoreset=False, num_players=n, edition=edition, episode="round")
     h = HeuristicAgent(knock_samples=16)
-    for _ in range(7):                                   # start the play-outs mid-round
-        live = np.flatnonzero(slow.current_player >= 0)
-        slow.step(h.act(slow.observe(games=live), slow.legal_action_mask[live]), games=live)
-    fast = VectorGame(48, seed=0, autoreset=False, num_players=n, edition=edition, episode="round")
-    fast.load_states(slow.states.copy())
-    steps = 0
-    while (horizon is None or steps < horizon) and (slow.current_player >= 0).any():
-        live = np.flatnonzero(slow.current_player >= 0)
-        slow.step(h.act(slow.observe(games=live), slow.legal_action_mask[live]), games=live)
-        steps += 1
-    playout_kernel(fast.states, fast.cfg, fast.obs_dim, starts_vector(n), n, h.prm,
-                   -1 if horizon is None else horizon)
+    slow, fast = stepped_and_fused(
+        lambda: VectorGame(48, seed=n, autoreset=False, num_players=n, edition=edition, episode="round"), h, horizon,
+        lambda g: playout_kernel(g.states, g.cfg, g.obs_dim, starts_vector(n), n, h.prm,
+                                 -1 if horizon is None else horizon))
     assert (slow.current_player < 0).all() == (horizon is None)
     assert slow.states.tobytes() == fast.states.tobytes()
 

@@ -18,17 +18,19 @@ from .games import game_agents, game_package
 from .ppo import PPOAgent
 from .random_agent import RandomAgent
 from .rollout import RolloutAgent
+from .search import SearchAgent
 
-__all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "check_agent", "game_agents",
-           "make_agent"]
+__all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "SearchAgent", "check_agent",
+           "game_agents", "make_agent"]
 
 # The agent names make_agent takes, said once: the command lines' help texts (evaluate.py; python -m quando_env
 # play through the quando_env.agents entry point) show this.
-NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, ppo (the shipped model), ppo:PATH, learned "
-              "(the shipped learned model), learned:PATH (a model of agents.learner), rllib:CHECKPOINT, or your own "
-              "agent: FILE.py:NAME or package.module:NAME (a class or factory there, see docs/agents.md); ppo:PATH "
-              "and rllib:CHECKPOINT run code from their file as they load it (pickle), and a plug-in's file or "
-              "module runs as it is imported, so load only files you trust")
+NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, search (the rollout search's fast teacher), "
+              "ppo (the shipped model), ppo:PATH, learned (the shipped learned model), learned:PATH (a model of "
+              "agents.learner), rllib:CHECKPOINT, or your own agent: FILE.py:NAME or package.module:NAME (a class or "
+              "factory there, see docs/agents.md); ppo:PATH and rllib:CHECKPOINT run code from their file as they "
+              "load it (pickle), and a plug-in's file or module runs as it is imported, so load only files you "
+              "trust")
 
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -70,12 +72,12 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
     if colon and not arg and key in ("ppo", "learned", "rllib"):
         raise ValueError(f"agent {name!r}: no path after {key + ':'!r}; give {key}:PATH" +
                          (", or 'learned' for the shipped model" if key == "learned" else ""))
-    if arg and (key in ("random", "rollout") or key in own):
+    if arg and (key in ("random", "rollout", "search") or key in own):
         raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
                          "rllib:CHECKPOINT); your own agent is FILE.py:NAME or package.module:NAME")
     if plugins.is_plugin(str(name)):
         return plugins.check(name, game)
-    if key in ("random", "rollout") or key in own:
+    if key in ("random", "rollout", "search") or key in own:
         return
     if key == "ppo":
         path = Path(arg) if arg else default_model(game)
@@ -96,14 +98,14 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
         if not Path(arg).exists():
             raise FileNotFoundError(f"agent {name!r}: no RLlib checkpoint at {arg}")
         return
-    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, ppo, ppo:PATH, learned, "
-                     "learned:PATH, rllib:CHECKPOINT, FILE.py:NAME or package.module:NAME")
+    raise ValueError(f"unknown agent {name!r}: choose random, {', '.join(own)}, rollout, search, ppo, ppo:PATH, "
+                     "learned, learned:PATH, rllib:CHECKPOINT, FILE.py:NAME or package.module:NAME")
 
 
 def make_agent(name: str, seed: int | None = None, *, game: str, num_players: int = 4, options: dict | None = None,
                **kwargs) -> Agent:
-    """An agent by its command-line name (NAMES_HELP) for games of `num_players` players: random, rollout, ppo,
-    ppo:PATH, learned, learned:PATH (a model of agents.learner, refused here unless made for this game and player
+    """An agent by its command-line name (NAMES_HELP) for games of `num_players` players: random, rollout, search,
+    ppo, ppo:PATH, learned, learned:PATH (a model of agents.learner, refused here unless made for this game and player
     count), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), one of the game's own
     (greedy, heuristic), or a plug-in FILE.py:NAME / package.module:NAME (agents.plugins: NAME is called with
     those of game, num_players, seed, the options and kwargs that it names). options: the game's options (e.g.
@@ -121,8 +123,9 @@ def make_agent(name: str, seed: int | None = None, *, game: str, num_players: in
         return RandomAgent(seed=seed, **kwargs)
     if key in own:
         return own[key](**kwargs)
-    if key == "rollout":
-        return RolloutAgent(game_package(game).search_kit(), seed=seed, **(options or {}), **kwargs)
+    if key in ("rollout", "search"):
+        cls = RolloutAgent if key == "rollout" else SearchAgent
+        return cls(game_package(game).search_kit(), seed=seed, **(options or {}), **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)
     if key == "learned":

@@ -1,23 +1,31 @@
 """The rollout search distilled into the move-scoring policy (expert iteration): label, then train.
 
     python -m quando_env.agents.distill label --game quando --out labels/quando --shards 8 --ray local
+    python -m quando_env.agents.distill label --game quando --teacher search --opponents heuristic --out labels/q
     python -m quando_env.agents.distill train labels/quando --out distilled.npz \
         --init quando_env/agents/models/learned_quando_4p.npz
 
-label: games are played by a behaviour policy in every seat (the game's heuristic, or learned:PATH); a share
-`--every` of the decisions with two or more legal moves is recorded and labelled by the rollout search
-(RolloutAgent.candidate_values): each searched candidate's mean score (higher is better for the mover) and the
-search's choice. Shard i (OUT/shard_00000.npz ...) is made by one task from the seed `seed + i` alone (its games,
-which decisions are labelled, the search's worlds), so the labels are the same however the shards are split
+label: games are played by a behaviour policy (the game's heuristic, or learned:PATH) in every seat
+(`--opponents self`) or in one seat per game against the game's heuristic (`--opponents heuristic`: game slot g's
+policy sits in seat g mod players, and only its decisions are labelled); a share `--every` of the decisions with
+two or more legal moves is recorded and labelled by the teacher (`--teacher rollout`: RolloutAgent; `search`: the
+fast SearchAgent) through candidate_values: each searched candidate's mean score (higher is better for the mover)
+and the search's choice. Shard i (OUT/shard_00000.npz ...) is made by one task from the seed `seed + i` alone (its
+games, which decisions are labelled, the search's worlds), so the labels are the same however the shards are split
 between calls or machines, in this process or as Ray tasks (`--ray local|ADDRESS`). A shard is written whole
-(through a temporary file) once it is done, so a stopped run given the same options skips the complete shards.
+(through a temporary file) once it is done, then entered in OUT/manifest.json with its SHA-256; a stopped run given
+the same options skips the shards the manifest lists and makes the others. A listed shard whose bytes no longer
+match its checksum is refused in one line naming it (delete it to have it made again).
 
 A shard is a numpy .npz read with allow_pickle=False: "header" (a JSON string: format, game, options, samples
-(the decisions it holds), seed, shard, policy, search, every), "states" (the engine's state records at each
-decision, num_players seats, the mover's turn), "obs" (the mover's observations), "masks" (legal moves),
-"features" (the game's action_features of the legal moves, row by row: (legal moves in all, F); (0, 0) for a game
-without move features), "values" (float32 (samples, num_actions): NaN for moves not searched), "choice" (the
-search's move) and "played" (the behaviour policy's move).
+(the decisions it holds), seed, shard, policy, opponents, search, every, games), "states" (the engine's state
+records at each decision, num_players seats, the mover's turn), "obs" (the mover's observations), "masks" (legal
+moves), "features" (the game's action_features of the legal moves, row by row: (legal moves in all, F); (0, 0) for
+a game without move features), "values" (float32 (samples, num_actions): NaN for moves not searched), "visits"
+(int32 (samples, num_actions): the worlds each move was played out in, 0 where not searched), "choice" (the
+search's move), "played" (the behaviour policy's move), "seat" (the mover's seat) and "game" (the game slot of the
+shard it came from, 0..games-1). manifest.json: {"format", "settings" (the run's LabelSettings), "shards": {index:
+{"file", "sha256", "labels"}}}.
 
 train: the learner's Net (agents.learner, with its move scorer where the game has move features) is fitted to the
 labels by cross-entropy between its softmax over the legal moves and the softmax of the searched candidates'
@@ -26,11 +34,12 @@ its imitation accuracy (its best move is the search's choice) is reported on hel
 agents.learned's (format 2): `learned:PATH` plays it, `train.py --set init=PATH` fine-tunes it.
 """
 import argparse
+import hashlib
 import json
 import math
 import sys
 import time
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -40,10 +49,14 @@ import numpy as np
 from quando_env import rng
 from quando_env.checks import need, printable
 from quando_env import argtypes
-from quando_env.files import replace_file
+from quando_env.files import read_json, replace_file, write_text
 from quando_env.registry import game_class, game_names
 
-FORMAT = "quando_env-labels/1"
+FORMAT = "quando_env-labels/2"
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "quando_env-labels-manifest/1"
+TEACHERS = ("rollout", "search")
+OPPONENTS = ("self", "heuristic")
 MAX_SHARDS = 1_000_000
 MAX_SHARD_SIZE = 1_000_000
 SEARCH_SEEDS = 5 << 40      # the salt of a shard's own generator (its games' seeds, labelled decisions, worlds)
@@ -56,6 +69,8 @@ class LabelSettings:
     game: str = None                # the game's name (or engine class): required
     options: dict = None            # the game's config as a dict (num_players included)
     policy: str = "heuristic"       # the behaviour policy: the game's heuristic, or learned:PATH
+    opponents: str = "self"         # the policy's opponents: itself (every seat) or the game's heuristic
+    teacher: str = "rollout"        # the labelling search: rollout (RolloutAgent) or search (SearchAgent)
     samples: int = 96               # the search's worlds per decision (RolloutAgent's defaults)
     knock_samples: int = 192        # ... where knocking (the game's always-tried moves) is legal
     max_candidates: int | None = 3  # heuristic-ranked moves searched besides its choice (None: every legal move)
@@ -63,12 +78,19 @@ class LabelSettings:
     every: float = 0.1              # share of the eligible decisions labelled (spreads a shard over whole games)
     games: int = 8                  # games a shard plays side by side
     seed: int = 0
+    first: int = 8                  # search only: worlds every candidate is played out in (SearchAgent)
+    horizon: int | None | str = "game"  # search only: decisions played after the move (None: to the round's end;
+    #                                     "game": the game's own, SearchKit.search_horizon)
 
     def __post_init__(self):
         game_class(self.game)       # ValueError naming game and the games' names
+        need(self.teacher in TEACHERS, f"teacher={self.teacher!r}", " or ".join(TEACHERS))
+        need(self.opponents in OPPONENTS, f"opponents={self.opponents!r}", " or ".join(OPPONENTS))
 
     def search(self) -> dict:
-        return {"samples": self.samples, "knock_samples": self.knock_samples, "max_candidates": self.max_candidates}
+        """The teacher's options (what make_agent(teacher, ...) is given)."""
+        out = {"samples": self.samples, "knock_samples": self.knock_samples, "max_candidates": self.max_candidates}
+        return out if self.teacher == "rollout" else {**out, "first": self.first, "horizon": self.horizon}
 
 
 def shard_path(out, index: int) -> Path:
@@ -87,14 +109,15 @@ def label_shard(settings: LabelSettings, index: int, policy=None, search=None) -
     n = s.options["num_players"]
     rules = {k: v for k, v in s.options.items() if k != "num_players"}
     policy = policy or make_agent(s.policy, game=s.game, num_players=n, options=rules, seed=0)
-    search = search or make_agent("rollout", seed=0, game=s.game, num_players=n, options=rules,
-                                  samples=s.samples, knock_samples=s.knock_samples, max_candidates=s.max_candidates)
+    search = search or make_agent(s.teacher, seed=0, game=s.game, num_players=n, options=rules, **s.search())
+    rival = make_agent("heuristic", game=s.game, num_players=n, options=rules) if s.opponents == "heuristic" else None
     own = np.random.default_rng([SEARCH_SEEDS, s.seed + index])
     vg = cls(s.games, seed=0, autoreset=False, **s.options)
     vg.reset(seed=own.integers(2**62, size=s.games))
     acting = rng.streams(own.integers(2**62, size=s.games), rng.SALT_AGENT)      # the behaviour policy's draws
     has_features = cls.action_feature_parts is not None
-    kept = {"states": [], "obs": [], "masks": [], "features": [], "played": []}
+    kept = {"states": [], "obs": [], "masks": [], "features": [], "played": [], "seat": [], "game": []}
+    slots = np.arange(s.games)
     count = 0
     while count < s.shard_size:
         obs, masks = vg.observe(), vg.legal_action_mask
@@ -103,12 +126,19 @@ def label_shard(settings: LabelSettings, index: int, policy=None, search=None) -
         acts = policy.act(obs, masks, streams=streams if policy.uses_streams else None,
                           features=feats if policy.uses_action_features else None)
         acting[:] = streams
-        pick = np.flatnonzero((masks.sum(axis=1) >= 2) & (own.random(s.games) < s.every))[:s.shard_size - count]
+        seat = vg.current_player
+        mine = seat == slots % n if rival is not None else np.ones(s.games, bool)
+        if rival is not None:
+            acts = np.where(mine, acts, rival.act(obs, masks))
+        pick = np.flatnonzero((masks.sum(axis=1) >= 2) & (own.random(s.games) < s.every) & mine)
+        pick = pick[:s.shard_size - count]
         if pick.size:
             kept["states"].append(vg.states[pick].copy())
             kept["obs"].append(obs[pick])
             kept["masks"].append(masks[pick])
             kept["played"].append(acts[pick])
+            kept["seat"].append(seat[pick].astype(np.int8))
+            kept["game"].append(pick.astype(np.int32))
             if has_features:
                 kept["features"].append(feats[pick][masks[pick]])
             count += pick.size
@@ -120,23 +150,79 @@ def label_shard(settings: LabelSettings, index: int, policy=None, search=None) -
     if not has_features:
         arrays["features"] = np.zeros((0, 0), np.float32)
     worlds = rng.streams(own.integers(2**62, size=count), rng.SALT_AGENT)         # the search's, per decision
-    values, choice = search.candidate_values(arrays["obs"], arrays["masks"], worlds)
-    arrays["values"], arrays["choice"] = values.astype(np.float32), choice.astype(np.int64)
+    values, choice, visits = teacher_labels(search, arrays["obs"], arrays["masks"], worlds)
+    arrays["values"], arrays["choice"], arrays["visits"] = values.astype(np.float32), choice.astype(np.int64), visits
     header = {"format": FORMAT, "game": s.game, "options": s.options, "samples": count, "seed": s.seed + index,
-              "shard": index, "policy": s.policy, "search": s.search(), "every": s.every, "games": s.games}
+              "shard": index, "policy": s.policy, "opponents": s.opponents, "teacher": s.teacher,
+              "search": s.search(), "every": s.every, "games": s.games}
     arrays["header"] = np.array(json.dumps(header))
     return {"index": index, "arrays": arrays, "seconds": time.perf_counter() - t0}
 
 
-def write_shard(out, result: dict) -> Path:
-    """Shard result["index"] into out, whole or not at all (a temporary file renamed over it)."""
+def teacher_labels(search, obs, masks, streams):
+    """(values, choices, visits) of a teacher: SearchAgent's own visits, or RolloutAgent's (all of a searched
+    move's worlds)."""
+    if hasattr(search, "candidate_stats"):
+        return search.candidate_stats(obs, masks, streams)
+    values, choice = search.candidate_values(obs, masks, streams)
+    worlds = np.where(masks[:, list(search.kit.always_try)].any(axis=1), search.knock_samples, search.samples)
+    return values, choice, np.where(np.isnan(values), 0, worlds[:, None]).astype(np.int32)
+
+
+def sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_manifest(out) -> dict:
+    """OUT/manifest.json (an empty one where there is none); ValueError naming it when it is not one."""
+    path = Path(out) / MANIFEST
+    if not path.exists():
+        return {"format": MANIFEST_FORMAT, "settings": None, "shards": {}}
+    m = read_json(path, "label manifest")
+    if not (isinstance(m, dict) and m.get("format") == MANIFEST_FORMAT and isinstance(m.get("shards"), dict)):
+        raise ValueError(f"{path} is not a label manifest (format {MANIFEST_FORMAT})")
+    return m
+
+
+def write_shard(out, result: dict, settings: LabelSettings | None = None) -> Path:
+    """Shard result["index"] into out, whole or not at all (a temporary file renamed over it), then entered in
+    the manifest with its checksum (with settings: the run's, kept there)."""
     path = shard_path(out, result["index"])
 
     def write(tmp):
         with open(tmp, "wb") as f:
             np.savez(f, **result["arrays"])
     replace_file(path, write)
+    manifest = read_manifest(out)
+    if settings is not None:
+        manifest["settings"] = asdict(settings)
+    manifest["shards"][str(result["index"])] = {"file": path.name, "sha256": sha256(path),
+                                                "labels": int(result["arrays"]["choice"].size)}
+    manifest["shards"] = dict(sorted(manifest["shards"].items(), key=lambda kv: int(kv[0])))
+    write_text(Path(out) / MANIFEST, json.dumps(manifest, indent=1))
     return path
+
+
+def check_shard(out, index: int, manifest: dict) -> bool:
+    """Whether shard `index` is complete: listed in the manifest; ValueError naming it when its file is missing or
+    its bytes are not those the manifest's checksum was taken of (damaged)."""
+    entry = manifest["shards"].get(str(index))
+    if entry is None:
+        return False
+    path = shard_path(out, index)
+    if not path.is_file():
+        raise ValueError(f"{path} is listed in {MANIFEST} but missing: delete its entry or the folder's labels")
+    if sha256(path) != entry.get("sha256"):
+        raise ValueError(f"{path} is damaged (its SHA-256 is not the one {MANIFEST} lists): delete it to have it "
+                         "made again")
+    return True
+
+
+ARRAYS = ("states", "obs", "masks", "features", "values", "visits", "choice", "played", "seat", "game")
 
 
 def read_shard(path) -> tuple[dict, dict]:
@@ -146,10 +232,9 @@ def read_shard(path) -> tuple[dict, dict]:
             arrays = {k: f[k] for k in f.files}
         header = json.loads(str(arrays.pop("header")[()]))
         need(isinstance(header, dict) and header.get("format") == FORMAT, "format", FORMAT)
-        need({"states", "obs", "masks", "features", "values", "choice", "played"} <= set(arrays), "arrays",
-             "states, obs, masks, features, values, choice and played")
+        need(set(ARRAYS) <= set(arrays), "arrays", ", ".join(ARRAYS))
         k = header["samples"]
-        need(all(len(arrays[a]) == k for a in ("states", "obs", "masks", "values", "choice")), "array lengths",
+        need(all(len(arrays[a]) == k for a in ARRAYS if a != "features"), "array lengths",
              f"the header's samples ({k})")
         need(arrays["features"].size == 0 or len(arrays["features"]) == arrays["masks"].sum(), "features",
              "one row per legal move")
@@ -158,30 +243,16 @@ def read_shard(path) -> tuple[dict, dict]:
     return header, arrays
 
 
-def same_settings(header: dict, settings: LabelSettings, index: int) -> bool:
-    want = {"game": settings.game, "options": settings.options, "seed": settings.seed + index, "shard": index,
-            "policy": settings.policy, "search": settings.search(), "every": settings.every, "games": settings.games,
-            "samples": settings.shard_size}
-    return all(header.get(k) == v for k, v in want.items())
-
-
 def done_shards(out, settings: LabelSettings, indices) -> list[int]:
-    """The shards of `indices` already complete in out. ValueError when one there was made with other settings
-    (another run's labels: never mixed); an unreadable one is not complete (made again)."""
-    done = []
-    for i in indices:
-        path = shard_path(out, i)
-        if not path.exists():
-            continue
-        try:
-            header, _ = read_shard(path)
-        except ValueError:
-            continue
-        if not same_settings(header, settings, i):
-            raise ValueError(f"{path} holds labels made with other settings ({json.dumps(header)}): give another "
-                             "--out, or the options it was made with")
-        done.append(i)
-    return done
+    """The shards of `indices` already complete in out (those its manifest lists; a shard file it does not list,
+    from a run stopped before entering it, is made again). ValueError when the folder's labels were made with
+    other settings (never mixed), or naming a listed shard that is damaged or missing."""
+    manifest = read_manifest(out)
+    made = manifest["settings"]
+    if made is not None and made != asdict(settings):
+        raise ValueError(f"{Path(out) / MANIFEST} lists labels made with other settings ({json.dumps(made)}): give "
+                         "another --out, or the options it was made with")
+    return [i for i in indices if check_shard(out, i, manifest)]
 
 
 def label(settings: LabelSettings, out, indices, runner=None, log=None, policy=None, search=None) -> dict:
@@ -196,7 +267,7 @@ def label(settings: LabelSettings, out, indices, runner=None, log=None, policy=N
     results = runner.run(make, todo) if runner is not None else (make(i) for i in todo)
     stats = {"shards": 0, "labels": 0, "seconds": 0.0, "task_seconds": 0.0, "skipped": len(skipped)}
     for r in results:
-        write_shard(out, r)
+        write_shard(out, r, settings)
         stats["shards"] += 1
         stats["labels"] += int(r["arrays"]["choice"].size)
         stats["task_seconds"] += r["seconds"]
@@ -209,11 +280,12 @@ def label(settings: LabelSettings, out, indices, runner=None, log=None, policy=N
 
 # ---------------------------------------------------------------------------------------------- training
 def load_labels(folder) -> tuple[dict, list[dict]]:
-    """(header of the first shard, [arrays of each shard, by index]) of every shard in folder, which must all be of
-    one game and options; ValueError otherwise."""
-    paths = sorted(Path(folder).glob("shard_*.npz"))
-    if not paths:
-        raise ValueError(f"no label shards (shard_*.npz) in {folder}")
+    """(header of the first shard, [arrays of each shard, by index]) of every shard the folder's manifest lists,
+    which must all be of one game and options and match their checksums; ValueError naming the shard otherwise."""
+    manifest = read_manifest(folder)
+    if not manifest["shards"]:
+        raise ValueError(f"no label shards listed in {Path(folder) / MANIFEST}")
+    paths = [shard_path(folder, int(i)) for i in manifest["shards"] if check_shard(folder, int(i), manifest)]
     first, shards = None, []
     for path in paths:
         header, arrays = read_shard(path)
@@ -364,6 +436,17 @@ def shard_range(text: str) -> tuple[int, int]:
     return lo, hi
 
 
+def _search_defaults() -> dict:
+    import inspect
+
+    from .search import SearchAgent
+    return {k: v.default for k, v in inspect.signature(SearchAgent).parameters.items() if k in ("samples",
+                                                                                                 "knock_samples")}
+
+
+SEARCH_DEFAULTS = _search_defaults()       # the search teacher's worlds, label's defaults with --teacher search
+
+
 def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.ArgumentParser:
     from .evaluate_cli import ray_address
 
@@ -374,13 +457,24 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
     d = SimpleNamespace(**{f.name: f.default for f in fields(LabelSettings)})     # the settings' defaults
     lab = sub.add_parser("label", help="label decisions with the rollout search, in shards", allow_abbrev=False,
                          description="Play games with a behaviour policy and label a share of the decisions with the "
-                         "rollout search's value of each candidate; shard i is made from seed + i alone, written "
-                         "whole, and skipped by a later run with the same options.")
+                         "search's value of each candidate; shard i is made from seed + i alone, written whole, "
+                         "entered in the folder's manifest.json with its checksum, and skipped by a later run with "
+                         "the same options.")
     lab.add_argument("--game", default="quando", choices=game_names())
     lab.add_argument("--players", type=argtypes.int_in(1, 64), default=4)
     lab.add_argument("--edition", default=None, help="the game's edition (Quando's)")
     lab.add_argument("--policy", default=d.policy, help="the behaviour policy: heuristic (the game's), or "
                      "learned:PATH")
+    lab.add_argument("--opponents", choices=OPPONENTS, default=d.opponents, help="the policy in every seat (self, "
+                     "the default), or in one seat per game against the game's heuristic (only its decisions "
+                     "labelled)")
+    lab.add_argument("--teacher", choices=TEACHERS, default=d.teacher, help="the labelling search: rollout (the "
+                     "default) or search (the fast teacher: successive halving, play-outs cut at --horizon)")
+    lab.add_argument("--first", type=argtypes.int_in(2, 100_000), default=d.first, help="search: worlds every "
+                     f"candidate is played out in (default {d.first})")
+    lab.add_argument("--horizon", type=argtypes.int_in(0, 100_000), default=None, help="search: decisions "
+                     "played after the move, 0: to the round's end (default: the game's own, 16 in Quando, 48 in "
+                     "Cabo, the round's end in Help!)")
     lab.add_argument("--out", required=True, type=argtypes.output_dir, help="the shards' folder")
     lab.add_argument("--shards", type=shard_range, default=(0, 1), help="N (shards 0..N-1, default 1) or A:B "
                      "(shards A..B-1: split the work between calls or machines)")
@@ -390,10 +484,12 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
                      help=f"share of the decisions with two or more legal moves that are labelled (default {d.every})")
     lab.add_argument("--games", type=argtypes.int_in(1, 4096), default=d.games,
                      help=f"games a shard plays side by side (default {d.games})")
-    lab.add_argument("--samples", type=argtypes.int_in(2, 100_000), default=d.samples,
-                     help=f"the search's worlds per decision (default {d.samples})")
-    lab.add_argument("--knock-samples", type=argtypes.int_in(2, 100_000), default=d.knock_samples,
-                     help=f"worlds where knocking is legal (default {d.knock_samples})")
+    lab.add_argument("--samples", type=argtypes.int_in(2, 100_000), default=None,
+                     help=f"the search's worlds per decision (default: the teacher's own, {d.samples} for rollout, "
+                     f"{SEARCH_DEFAULTS['samples']} for search)")
+    lab.add_argument("--knock-samples", type=argtypes.int_in(2, 100_000), default=None,
+                     help=f"worlds where knocking is legal (default: the teacher's own, {d.knock_samples} for "
+                     f"rollout, {SEARCH_DEFAULTS['knock_samples']} for search)")
     lab.add_argument("--max-candidates", type=argtypes.int_in(0, 10_000), default=d.max_candidates,
                      help="heuristic-ranked moves searched besides its choice and the always-tried ones (default "
                      f"{d.max_candidates})")
@@ -448,8 +544,16 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
             game_package(args.game).search_kit
         except (ValueError, AttributeError):
             p.error(f"argument --game: {args.game} has no rollout search to label with")
+        own = SEARCH_DEFAULTS if args.teacher == "search" else {"samples": LabelSettings.samples,
+                                                                 "knock_samples": LabelSettings.knock_samples}
+        args.samples = own["samples"] if args.samples is None else args.samples
+        args.knock_samples = own["knock_samples"] if args.knock_samples is None else args.knock_samples
+        if args.teacher == "search" and args.first > min(args.samples, args.knock_samples):
+            p.error(f"argument --first: {args.first}: at most --samples and --knock-samples")
         args.settings = LabelSettings(
-            game=args.game, options=config.to_dict(), policy=args.policy,
+            game=args.game, options=config.to_dict(), policy=args.policy, opponents=args.opponents,
+            teacher=args.teacher, first=args.first,
+            horizon="game" if args.horizon is None else (args.horizon or None),
             samples=args.samples, knock_samples=args.knock_samples,
             max_candidates=None if args.all_candidates else args.max_candidates, shard_size=args.shard_size,
             every=args.every, games=args.games, seed=args.seed)
@@ -502,7 +606,8 @@ def main(argv=None, prog: str = "python -m quando_env.agents.distill") -> int:
         return 0
     print(f"{where}{stats['labels']:,} labels in {stats['seconds']:.1f}s on {cores} core(s): "
           f"{stats['labels'] / stats['seconds']:.2f} labels/s, {stats['labels'] / stats['task_seconds']:.2f} labels/s "
-          f"per core ({s.game}, {s.options['num_players']} players, policy {s.policy}, {search}, every={s.every})")
+          f"per core ({s.game}, {s.options['num_players']} players, policy {s.policy} against {s.opponents}, "
+          f"{s.teacher} {search}, every={s.every})")
     return 0
 
 

@@ -28,8 +28,10 @@ class SearchKit:
     action_values(obs, masks) -> (actions, values) ranking the candidates (lower value is better);
     players_of_obs: the player count of an observation length; always_try: actions searched whenever
     legal; playout(game, horizon): plays every game forward to its round's end (None: step playout_agent);
-    unfinished_points(game): (B, n) points of rounds cut off by the horizon. The search minimizes the agent's
-    points, or maximizes them where the game's highest total wins (game_class.higher_total_wins: Help!).
+    unfinished_points(game): (B, n) points of rounds cut off by the horizon; search_horizon: the decisions the
+    search teacher (agents.search) plays out by default, as far as the game's unfinished points value a cut round
+    well (None: to the round's end). The search minimizes the agent's points, or maximizes them where the game's
+    highest total wins (game_class.higher_total_wins: Help!).
     """
 
     game_class: type
@@ -39,6 +41,7 @@ class SearchKit:
     playout: Callable | None = None
     playout_agent: Agent | None = None
     unfinished_points: Callable | None = None
+    search_horizon: int | None = None
 
 
 class RolloutAgent(Agent):
@@ -148,11 +151,23 @@ class RolloutAgent(Agent):
         vg = self.kit.game_class(states.size, seed=0, autoreset=False, **cfg.to_dict())
         vg.load_states(states)
         vg.step(np.concatenate(first))
+        score = self._score(vg, cfg, self.horizon)
+        start = 0
+        for i, acts, k, h, _ in chunk:
+            s = score[start:start + acts.size * k].reshape(acts.size, k)
+            start += acts.size * k
+            out[i] = self._choose(s, acts, h)
+            if values is not None:
+                values[i, acts] = -s.mean(axis=1)
+
+    def _score(self, vg, cfg, horizon):
+        """Play every game of vg forward (to its round's end or `horizon` decisions) and score it: the agent's
+        (seat 0's) points less `relative` times the opponents' mean, lower is better."""
         if self.kit.playout is not None:
-            self.kit.playout(vg, self.horizon)
+            self.kit.playout(vg, horizon)
         else:
             steps = 0
-            while self.horizon is None or steps < self.horizon:
+            while horizon is None or steps < horizon:
                 live = np.flatnonzero(vg.current_player >= 0)
                 if live.size == 0:
                     break
@@ -166,13 +181,7 @@ class RolloutAgent(Agent):
         if self.game_weight:      # a round that ends the game (R19) with the agent not a winner costs extra
             ends = over & self.kit.game_class.game_ends(vg.totals, cfg)
             score += self.game_weight * (ends & ~vg.winners()[:, 0])
-        start = 0
-        for i, acts, k, h, _ in chunk:
-            s = score[start:start + acts.size * k].reshape(acts.size, k)
-            start += acts.size * k
-            out[i] = self._choose(s, acts, h)
-            if values is not None:
-                values[i, acts] = -s.mean(axis=1)
+        return score
 
     def _choose(self, s, acts, h):
         """The heuristic's action h unless another beats it in the same worlds by `z` standard errors."""

@@ -18,4 +18,5 @@ def search_kit(playout_agent=None) -> SearchKit:
     fused = type(playout_agent) is HeuristicAgent
     return SearchKit(game_class=VectorGame, prior=HeuristicAgent(), players_of_obs=players_from_obs_dim,
                      always_try=(KNOCK, NO_KNOCK), playout=heuristic_playout(playout_agent) if fused else None,
-                     playout_agent=playout_agent, unfinished_points=lambda game: game.info_arrays()["hand_total"])
+                     playout_agent=playout_agent, unfinished_points=lambda game: game.info_arrays()["hand_total"],
+                     search_horizon=48)
