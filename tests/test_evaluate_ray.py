@@ -118,7 +118,8 @@ def test_without_ray_evaluate_never_imports_it_and_a_missing_ray_is_a_clear_erro
             "sys.exit(main(['--agents', 'random', 'greedy', '--games', '2', '--ray', 'local']))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2, r.stderr
-    assert "--ray needs Ray: pip install" in r.stderr
+    assert r.stderr.strip() == ("evaluate.py: error: --ray needs ray, which the rllib extra installs: "
+                                "pip install -c constraints.txt -e \".[rllib]\" (in the clone's root folder)")
 
 
 # ---------------------------------------------------------------- faults: a dead worker, an address with no Ray

@@ -176,6 +176,6 @@ def test_bad_views_and_a_missing_pygame_raise_clear_errors(monkeypatch):
         Card((7,))
     assert picture.frame(TableView("t", (Zone("p", (None, Card())),), (), "s")).shape == SHAPE
     monkeypatch.setitem(sys.modules, "pygame", None)       # as if the render extra were not installed
-    with pytest.raises(DependencyNotInstalled, match=r"quando_env\[render\]"):
+    with pytest.raises(DependencyNotInstalled, match=r'pip install -c constraints\.txt -e "\.\[render\]"'):
         quando_env.env(render_mode="rgb_array")
     quando_env.env(render_mode="ansi")                      # text needs no pygame
