@@ -424,7 +424,7 @@ def test_seconds_hold_the_whole_run_its_last_evaluation_and_saving_included(tmp_
     assert s2["evaluations"][-1]["decisions"] == s2["decisions"]
 
 
-@pytest.mark.parametrize("later, last", [(0.13, "(4 of 8 games: the rest would not end within --seconds)"),
+@pytest.mark.parametrize("later, last", [(0.1, "(4 of 8 games: the rest would not end within --seconds)"),
                                          (0.2, "no game ended by the end of --seconds: not evaluated")])
 def test_seconds_count_from_the_commands_start_and_the_last_evaluation_ends_by_its_deadline(tmp_path, monkeypatch,
                                                                                            capsys, later, last):
