@@ -5,7 +5,7 @@ back (a part, a one-hot index, a count scaled back from its fraction) with the s
 """
 import numpy as np
 
-from .core import COUNT_MAX
+from .state_checks import COUNT_MAX
 
 
 class ObsReader:

@@ -13,7 +13,7 @@ from pettingzoo.utils import wrappers
 
 from .. import bounds, picture
 from ..checks import as_action, as_int, as_seed, need, shown
-from ..core import F_TERMINATED, F_TRUNCATED
+from ..episode import F_TERMINATED, F_TRUNCATED
 from .atomic import ENGINE, Snapshot, all_or_nothing, hold, release
 from .gym_env import LegalActionSpace, feature_layout, feature_shape, features_space
 from .record import Recorder

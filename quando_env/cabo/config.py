@@ -4,7 +4,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..checks import as_bool, as_int, rule
-from ..core import MAX_STEPS, MAX_TARGET, check_episode_options, option
+from ..options import MAX_STEPS, MAX_TARGET, check_episode_options, option
 from . import engine as E
 from .observation import offset_vector
 

@@ -70,7 +70,7 @@ class State(Drawn, pgx.core.State):
     def env_id(self) -> str:
         return "cabo"
 
-    def _derived(self) -> dict:
+    def record_fields(self) -> dict:
         """The numba record's piles (card ids, bottom first) and each held card's slot."""
         loc, ppos, slots = np.asarray(self._loc), np.asarray(self._ppos), np.asarray(self._slot)
         held = slots >= 0

@@ -7,7 +7,7 @@ import pgx.core
 import numpy as np
 
 from ..checks import as_int
-from ..core import make_config
+from ..options import make_config
 from ..registry import game_class
 
 # AEC env keywords that are about the adapter, not the game: refused by name.
@@ -130,7 +130,8 @@ def pgx_fields(num_players: int, obs_dim: int, num_actions: int) -> dict:
 
 
 def decide(s, go, phase, seat):
-    """Where `go`: seat `seat` decides next, a decision of kind `phase`."""
+    """Where `go`: seat `seat` decides next, a decision of kind `phase` (`_phase` is a State field private by Pgx's
+    convention, which Pgx's own Env.step reads and replaces the same way for `_step_count`)."""
     return s.replace(_phase=jnp.where(go, phase, s._phase), current_player=jnp.where(go, seat, s.current_player))
 
 

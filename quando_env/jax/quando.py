@@ -72,7 +72,7 @@ class State(Drawn, pgx.core.State):
     def env_id(self) -> str:
         return "quando"
 
-    def _derived(self) -> dict:
+    def record_fields(self) -> dict:
         """The numba record's piles (card ids, bottom first) and hand sizes."""
         loc, pos = np.asarray(self._loc), np.asarray(self._pos)
         piles = {name: np.flatnonzero(loc == where)[np.argsort(pos[loc == where])]
