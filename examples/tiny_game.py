@@ -17,7 +17,7 @@ from quando_env.core import Game, Kernels
 from quando_env.game_info import GameInfo
 from quando_env.episode import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error
 from quando_env.options import check_episode_options
-from quando_env.layout import Parts
+from quando_env.vector_parts import Parts
 from quando_env.spec import GameSpec
 from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 

@@ -15,9 +15,10 @@ Required:
   `record_format`, `setup_keys`, `seat_info_keys`, `knock_action`, `higher_total_wins`), each also a class
   attribute of the game (`VectorGame.num_actions`) and set nowhere else;
 - `state_dtype`, `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`,
-  `reward`, `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `observation_parts` and `state_parts`
-  (quando_env.layout.Parts: the named parts of observe's and state's vectors, with their meanings; users get them
-  per player count as `observation_layout`, `state_layout`; their sizes are `obs_dim_of(n)`, `state_dim_of(n)`);
+  `reward`, `max_steps`, `to_dict()` and `kernel_vector(autoreset)`: quando_env.options.Options derives them from its
+  settings), `observation_parts` and `state_parts` (quando_env.vector_parts.Parts: the named parts of observe's and
+  state's vectors; users get them per player count as `observation_layout`, `state_layout`; sizes `obs_dim_of(n)`,
+  `state_dim_of(n)`);
 - `kernels`: a `Kernels` (see there for each kernel's signature): `step`, `masks`, `observe`, `state`, `infos`;
 - hooks `_start(idx, setup)` (deal new games, forced setup or random), `render_text(g, seat)`,
   `round_setup(g)` and `redeal(g, **setup)` (what records store and replay).
@@ -51,10 +52,9 @@ Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one
 
 Shared pieces a game builds with, each in a module of its own: `quando_env.episode` (numba: the step's flags
 F_*, `step_starts` / `step_ends` / `episode_ends`, the parts of a step every game has), `quando_env.state_checks`
-(`shared_fields_ok`, `Problems`: what a record from outside must hold), `quando_env.layout.Parts` (a vector's
-named parts), `quando_env.narration.Narrator` (the terminal narrator's base), `quando_env.options` (`option`,
-`check_episode_options`, `make_config`: every option converted to a Python int, bool or str and range-checked in
-the config's `__post_init__`, before any arithmetic).
+(`shared_fields_ok`, `Problems`: what a record from outside must hold), `quando_env.vector_parts.Parts` (a vector's
+named parts), `quando_env.narration.Narrator` (the terminal narrator's base), `quando_env.options` (`setting`,
+`Options`, `make_config`: every option a Python int, bool or str, range-checked before any arithmetic).
 
 A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
 `VectorGame`; its spec (quando_env.spec.GameSpec, in `quando_env/<game>/spec.py`) names that module and its other
@@ -229,18 +229,18 @@ class Game:
 
     @classmethod
     def observation_layout_of(cls, num_players: int):
-        """The named parts (a quando_env.layout.Layout) of a `num_players`-player observation (observe())."""
+        """The named parts (a quando_env.vector_parts.Layout) of a `num_players`-player observation (observe())."""
         return cls.observation_parts.layout(cls.config_class(num_players=num_players).num_players)
 
     @classmethod
     def state_layout_of(cls, num_players: int):
-        """The named parts (a quando_env.layout.Layout) of a `num_players`-player perfect-information state
+        """The named parts (a quando_env.vector_parts.Layout) of a `num_players`-player perfect-information state
         (state())."""
         return cls.state_parts.layout(cls.config_class(num_players=num_players).num_players)
 
     @classmethod
     def action_feature_layout_of(cls, num_players: int):
-        """The named parts (a quando_env.layout.Layout) of one legal move's feature row (action_features()) for
+        """The named parts (a quando_env.vector_parts.Layout) of one legal move's feature row (action_features()) for
         `num_players` players; ValueError for a game without move features."""
         if cls.action_feature_parts is None:
             raise ValueError(cls._no_features())

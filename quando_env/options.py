@@ -3,7 +3,9 @@ int, bool or str and range-checked before any arithmetic), and `make_config` bui
 options every game shares (episode, reward, max_steps) and the bounds that keep options inside the state records'
 int32 counters live here too.
 """
-from dataclasses import fields
+from dataclasses import Field, asdict, field, fields
+
+import numpy as np
 
 from .checks import as_choice, as_int
 
@@ -39,3 +41,82 @@ def check_episode_options(cfg) -> None:
     option(cfg, "episode", as_choice, EPISODES)
     option(cfg, "reward", as_choice, REWARDS)
     option(cfg, "max_steps", as_int, 1, MAX_STEPS)
+
+
+def setting(default, check, *args, kernel: tuple | None = None):
+    """One option of a game's config, declared once as its dataclass field: its `default`; its `check` (checks.as_int,
+    as_bool, as_choice) with the check's arguments, any of them a function of the config where a bound or text depends
+    on an option declared before it (checked already); a None default stands for the rule's default and passes
+    unchecked; and where the numba kernels read it: `kernel=(index, name)` for the value itself at that index of the
+    kernels' vector (the engine's C_* constant), or `(index, name, value)` for `value(config)` there instead (a derived
+    value: a choice as a bool, a default seat). `name` is what a JAX engine's rules call that value."""
+    return field(default=default, metadata={"check": (check, args), "kernel": kernel})
+
+
+def episode_setting(index: int):
+    """The `episode` option every game has ("game" by default, or "round"), read by the kernels as round_episode."""
+    return setting("game", as_choice, EPISODES, kernel=(index, "round_episode", lambda c: c.episode == "round"))
+
+
+def reward_setting(index: int):
+    """The `reward` option every game has ("points" by default, or "win"), read by the kernels as win_reward."""
+    return setting("points", as_choice, REWARDS, kernel=(index, "win_reward", lambda c: c.reward == "win"))
+
+
+def max_steps_setting(default: int, index: int):
+    """The `max_steps` option every game has: decisions per episode before it is truncated."""
+    return setting(default, as_int, 1, MAX_STEPS, kernel=(index, "max_steps"))
+
+
+class Options:
+    """The base of a config dataclass whose fields are `setting`s: it checks every option in field order (`option`)
+    and then `check_options()` (checks across options; none by default), and writes the kernels' vector from the
+    declarations. A subclass sets `kernel_size` (the options' slots: the engine's CFG_SIZE), `autoreset_slot` and
+    `observation_starts(num_players)` (the observation's section starts, which follow the options in the vector). A
+    slot no setting declares, or declared twice, is a TypeError when the class is defined."""
+
+    kernel_size: int = 0
+    autoreset_slot: int = 0
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        plain = [name for name in vars(cls).get("__annotations__", {})
+                 if not (isinstance(vars(cls).get(name), Field) and "check" in vars(cls)[name].metadata)]
+        if plain:
+            raise TypeError(f"config {cls.__name__} declares option(s) {plain} without setting(...)")
+        declared = {**getattr(cls, "__dataclass_fields__", {}),     # a base config's, then the class's own
+                    **{name: v for name, v in vars(cls).items() if isinstance(v, Field)}}
+        slots = sorted([f.metadata["kernel"][0] for f in declared.values() if f.metadata.get("kernel")]
+                       + [cls.autoreset_slot])
+        if slots != list(range(cls.kernel_size)):
+            raise TypeError(f"config {cls.__name__}'s settings and autoreset_slot declare the kernel slots {slots}, "
+                            f"not each of 0..{cls.kernel_size - 1} once")
+
+    def __post_init__(self):
+        for f in fields(self):
+            check, args = f.metadata["check"]
+            if not (f.default is None and getattr(self, f.name) is None):
+                option(self, f.name, check, *(a(self) if callable(a) else a for a in args))
+        self.check_options()
+
+    def check_options(self) -> None:
+        """Checks across options, after each is checked (a subclass's; none by default)."""
+
+    def to_dict(self) -> dict:
+        """The options as keyword arguments (what a game record stores)."""
+        return asdict(self)
+
+    def kernel_reads(self) -> dict:
+        """What the kernels read of each declared option, by its kernel name (what a JAX engine's rules hold)."""
+        return {k[1]: (k[2](self) if len(k) > 2 else getattr(self, f.name))
+                for f in fields(self) if (k := f.metadata["kernel"])}
+
+    def kernel_vector(self, autoreset: bool) -> np.ndarray:
+        """The int64 vector the numba kernels read: each option at its declared index, autoreset at autoreset_slot,
+        then the observation's section starts."""
+        v = np.zeros(self.kernel_size, np.int64)
+        for f in fields(self):
+            if k := f.metadata["kernel"]:
+                v[k[0]] = k[2](self) if len(k) > 2 else getattr(self, f.name)
+        v[self.autoreset_slot] = autoreset
+        return np.concatenate([v, self.observation_starts(self.num_players)])

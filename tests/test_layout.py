@@ -1,4 +1,4 @@
-"""Named observations and states (quando_env.layout): every game's layouts cover their vectors exactly, name
+"""Named observations and states (quando_env.vector_parts): every game's layouts cover their vectors exactly, name
 the right numbers, decode and encode real vectors exactly, reach the envs unchanged, and refuse bad input."""
 import re
 from pathlib import Path
