@@ -265,7 +265,7 @@ class Game:
         refill); `before`: game g's state record before the step. None by default."""
         return []
 
-    def _kernels(self, k: int):
+    def kernels_for(self, k: int):
         """The kernels for a batch of k games: spread over the threads when that pays."""
         if k >= self.min_parallel and self.parallel_kernels is not None and numba.get_num_threads() > 1:
             return self.parallel_kernels
@@ -509,7 +509,7 @@ class Game:
         check is skipped, and gets the engine's own rewards buffer back (valid until the next step).
         """
         if checked and games is None:
-            self.check_error(self._kernels(self.num_games).step(self.states, self.all_games, actions, self.cfg,
+            self.check_error(self.kernels_for(self.num_games).step(self.states, self.all_games, actions, self.cfg,
                                                                  self.rewards, self.flags, self.masks))
             return self.rewards
         idx = self.slots(games)
@@ -519,7 +519,7 @@ class Game:
             raise ValueError(self.illegal_message(int(idx[bad]), int(a[bad])))
         if games is not None:
             self.flags[:] = 0
-        self.check_error(self._kernels(idx.size).step(self.states, idx, a, self.cfg, self.rewards, self.flags,
+        self.check_error(self.kernels_for(idx.size).step(self.states, idx, a, self.cfg, self.rewards, self.flags,
                                                       self.masks))
         return self.rewards.copy() if games is None else self.rewards[idx]
 
@@ -559,7 +559,7 @@ class Game:
         games: only these slots (one action each); the other games' streams do not move."""
         idx = self.slots(games)
         out = np.empty(idx.size, np.int64)
-        parallel = self._kernels(idx.size) is self.parallel_kernels
+        parallel = self.kernels_for(idx.size) is self.parallel_kernels
         sample = self._sample_parallel if parallel else rng.sample_kernel
         if games is None:
             sample(self.masks, self.action_streams, out)
@@ -587,7 +587,7 @@ class Game:
                              f"shape {auto.shape} dtype {auto.dtype}")
         auto = np.ascontiguousarray(auto, bool)
         self.flags[:] = 0
-        kernels = self._kernels(idx.size)
+        kernels = self.kernels_for(idx.size)
         if kernels.play_random is not None:
             self.check_error(kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags,
                                                  self.masks, self.action_streams))
@@ -622,7 +622,7 @@ class Game:
                 need(False, f"{p.size} players", f"one seat, or one per game ({b})")
             p = np.broadcast_to(p, (b,)).copy()
         out = np.empty((b, self.obs_dim), np.float32)
-        self._kernels(b).observe(states, p, self.cfg, out)
+        self.kernels_for(b).observe(states, p, self.cfg, out)
         return out
 
     def action_features(self, games=None) -> np.ndarray:
@@ -634,7 +634,7 @@ class Game:
             raise ValueError(self._no_features())
         idx = self.slots(games)
         out = np.zeros((idx.size, self.num_actions, self.action_feature_dim), np.float32)
-        self._kernels(idx.size).action_features(self.states, np.ascontiguousarray(idx, np.int64), self.cfg, out)
+        self.kernels_for(idx.size).action_features(self.states, np.ascontiguousarray(idx, np.int64), self.cfg, out)
         return out
 
     @classmethod
