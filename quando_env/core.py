@@ -19,7 +19,8 @@ Required:
   settings), `observation_parts` and `state_parts` (quando_env.vector_parts.Parts: the named parts of observe's and
   state's vectors; users get them per player count as `observation_layout`, `state_layout`; sizes `obs_dim_of(n)`,
   `state_dim_of(n)`);
-- `kernels`: a `Kernels` (see there for each kernel's signature): `step`, `masks`, `observe`, `state`, `infos`;
+- `kernels`: a quando_env.kernels.Kernels (see there for each kernel's signature): `step`, `masks`, `observe`, `state`,
+  `infos`;
 - hooks `_start(idx, setup)` (deal new games, forced setup or random), `render_text(g, seat)`,
   `round_setup(g)` and `redeal(g, **setup)` (what records store and replay).
 
@@ -65,7 +66,7 @@ episode is over), `round` (rounds finished in the episode), `total` and `points`
 finished round's points per seat), `shuffles` (in-round reshuffles so far), `rng` (shape (1,): the game's
 stream, see quando_env.rng).
 """
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from types import SimpleNamespace
 
 import numba
@@ -75,6 +76,7 @@ from . import rng, threads
 from .checks import as_actions, as_bool, as_int, as_ints, as_seed, as_slots, need, seed_list, shown
 from .episode import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS, first_illegal
 from .game_info import GameInfo
+from .kernels import Kernels
 from .options import make_config
 from .state_checks import check_records, checked_observation
 # re-exported: the pieces a game builds with, where games written against the contract import them from
@@ -88,51 +90,6 @@ from .state_checks import COUNT_MAX as COUNT_MAX, SHARED_PROBLEM as SHARED_PROBL
 
 MAX_GAMES = 2**26          # slots in one batch (about 80 GB of state records for Quando)
 PARALLEL_MIN_GAMES = 64   # smaller batches run serially: starting threads costs more than it gives
-
-
-@dataclass(frozen=True)
-class Kernels:
-    """A game's numba kernels, each over a whole batch of state records.
-
-    Required: `step(states, games, actions, cfg, rewards, flags, masks)` (one decision in each listed game;
-    returns the first game whose step raised F_ERROR, or -1), `masks(states, cfg, masks)`,
-    `observe(states, players, cfg, out)` (players[i] < 0: the player to move, seat 0 once over),
-    `state(states, cfg, out)`, `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
-    Optional (None): `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)` (step's
-    random play fused), `check(states, cfg)` -> (g, problem): the first record g the kernels cannot safely run
-    on and the index of its first problem in the game's `state_problems` (SHARED_PROBLEM when
-    shared_fields_ok fails), or (-1, -1); `action_features(states, games, cfg, out)` (with action_feature_parts).
-    """
-
-    step: object
-    masks: object
-    observe: object
-    state: object
-    infos: object
-    play_random: object = None
-    check: object = None
-    action_features: object = None
-
-    @classmethod
-    def of(cls, kernels, owner: str, what: str = "kernels", base=None):
-        """`kernels` (a Kernels, or a namespace or dict of kernels by name) as a Kernels, what it lacks taken from
-        `base` if given; TypeError naming `owner`'s missing or unknown kernels."""
-        given = kernels if isinstance(kernels, dict) else vars(kernels)
-        if base is not None:
-            given = {**vars(base), **{k: v for k, v in given.items() if v is not None}}
-        names = [f.name for f in fields(cls)]
-        unknown = sorted(set(given) - set(names))
-        missing = [f.name for f in fields(cls) if f.default is not None and given.get(f.name) is None]
-        if unknown or missing:
-            raise TypeError(f"{owner}.{what} " + "; ".join(
-                ([f"lacks the required kernel(s) {missing}"] if missing else [])
-                + ([f"has unknown kernel(s) {unknown}"] if unknown else []))
-                + f" (a game's kernels: {names}; see quando_env.core.Kernels)")
-        return cls(**given)
-
-    def present(self) -> dict:
-        """The kernels given, by name."""
-        return {k: v for k, v in vars(self).items() if v is not None}
 
 
 # What a game class must define itself (Game's own values are placeholders), and the hooks it must override.
