@@ -1,6 +1,7 @@
-"""A game's options: its config dataclass checks each in `__post_init__` with `option` (converted to a plain Python
-int, bool or str and range-checked before any arithmetic), and `make_config` builds one from keyword options. The
-options every game shares (episode, reward, max_steps) and the bounds that keep options inside the state records'
+"""A game's options, each declared once as a `setting` of its config (an `Options` dataclass): its default, its check
+and range (every option converted to a plain Python int, bool or str and range-checked before any arithmetic, by
+`option`), and where the numba kernels and the JAX rules read it. `make_config` builds a config from keyword options.
+The options every game shares (episode, reward, max_steps) and the bounds that keep options inside the state records'
 int32 counters live here too.
 """
 from dataclasses import Field, asdict, field, fields
@@ -70,10 +71,10 @@ def max_steps_setting(default: int, index: int):
 
 class Options:
     """The base of a config dataclass whose fields are `setting`s: it checks every option in field order (`option`)
-    and then `check_options()` (checks across options; none by default), and writes the kernels' vector from the
-    declarations. A subclass sets `kernel_size` (the options' slots: the engine's CFG_SIZE), `autoreset_slot` and
-    `observation_starts(num_players)` (the observation's section starts, which follow the options in the vector). A
-    slot no setting declares, or declared twice, is a TypeError when the class is defined."""
+    and writes the kernels' vector from the declarations. A subclass sets `kernel_size` (the options' slots: the
+    engine's CFG_SIZE), `autoreset_slot` and `observation_starts(num_players)` (the observation's section starts,
+    which follow the options in the vector). An option declared without a setting, or a slot no setting declares or
+    two do, is a TypeError when the class is defined."""
 
     kernel_size: int = 0
     autoreset_slot: int = 0
@@ -97,26 +98,25 @@ class Options:
             check, args = f.metadata["check"]
             if not (f.default is None and getattr(self, f.name) is None):
                 option(self, f.name, check, *(a(self) if callable(a) else a for a in args))
-        self.check_options()
-
-    def check_options(self) -> None:
-        """Checks across options, after each is checked (a subclass's; none by default)."""
 
     def to_dict(self) -> dict:
         """The options as keyword arguments (what a game record stores)."""
         return asdict(self)
 
+    def kernel_values(self) -> list[tuple[int, str, object]]:
+        """(index, name, value) of what the kernels read of each declared option."""
+        return [(k[0], k[1], k[2](self) if len(k) > 2 else getattr(self, f.name))
+                for f in fields(self) if (k := f.metadata["kernel"])]
+
     def kernel_reads(self) -> dict:
         """What the kernels read of each declared option, by its kernel name (what a JAX engine's rules hold)."""
-        return {k[1]: (k[2](self) if len(k) > 2 else getattr(self, f.name))
-                for f in fields(self) if (k := f.metadata["kernel"])}
+        return {name: value for _, name, value in self.kernel_values()}
 
     def kernel_vector(self, autoreset: bool) -> np.ndarray:
         """The int64 vector the numba kernels read: each option at its declared index, autoreset at autoreset_slot,
         then the observation's section starts."""
         v = np.zeros(self.kernel_size, np.int64)
-        for f in fields(self):
-            if k := f.metadata["kernel"]:
-                v[k[0]] = k[2](self) if len(k) > 2 else getattr(self, f.name)
+        for index, _, value in self.kernel_values():
+            v[index] = value
         v[self.autoreset_slot] = autoreset
         return np.concatenate([v, self.observation_starts(self.num_players)])
