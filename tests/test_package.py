@@ -37,8 +37,6 @@ def test_one_module_has_one_name():
 
     with pytest.raises(ImportError, match=r"`agents` is now `quando_env\.agents`"):
         import agents.learner  # noqa: F401
-    with pytest.raises(ImportError, match=r"`quando_env\.layout` is now `quando_env\.vector_parts`"):
-        import quando_env.layout  # noqa: F401
     assert learner.__spec__.name == "quando_env.agents.learner"
     assert importlib.util.find_spec("quando_env.agents.learner").name == "quando_env.agents.learner"
     assert importlib.reload(learner) is learner and learner.__spec__.name == "quando_env.agents.learner"
