@@ -13,8 +13,9 @@ from numba import njit
 from quando_env import rng
 from quando_env.adapters.aec import GameAECEnv, wrap
 from quando_env.checks import is_int, need
-from quando_env.core import Game, Kernels
+from quando_env.core import Game
 from quando_env.game_info import GameInfo
+from quando_env.kernels import Kernels
 from quando_env.episode import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error
 from quando_env.options import check_episode_options
 from quando_env.vector_parts import Parts

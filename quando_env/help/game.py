@@ -2,8 +2,9 @@
 import numpy as np
 
 from ..checks import rule, shown
-from ..core import Game, Kernels
+from ..core import Game
 from ..game_info import GameInfo
+from ..kernels import Kernels
 from . import action_features as AF
 from . import engine as E
 from . import render
