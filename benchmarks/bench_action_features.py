@@ -56,7 +56,7 @@ def main():
             t_feat = fastest(g.action_features, args.repeats)
             games = np.arange(args.games, dtype=np.int64)
             out = np.zeros((args.games, g.num_actions, g.action_feature_dim), np.float32)
-            kernel = g._kernels(args.games).action_features
+            kernel = g.kernels_for(args.games).action_features
             t_kernel = fastest(lambda: kernel(g.states, games, g.cfg, out), args.repeats)
             print(f"{name:<8} {n:>7} {g.obs_dim:>10} {g.num_actions * g.action_feature_dim:>14} {t_obs:>10.4f} "
                   f"{t_feat:>10.4f} {t_feat / t_obs:>6.2f} {t_kernel:>9.4f} {t_kernel / t_obs:>6.2f}")

@@ -13,9 +13,12 @@ from numba import njit
 from quando_env import rng
 from quando_env.adapters.aec import GameAECEnv, wrap
 from quando_env.checks import is_int, need
-from quando_env.core import (F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, Game, Kernels, check_episode_options,
-                             first_error)
-from quando_env.layout import Parts
+from quando_env.core import Game
+from quando_env.game_info import GameInfo
+from quando_env.kernels import Kernels
+from quando_env.episode import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, first_error
+from quando_env.options import check_episode_options
+from quando_env.vector_parts import Parts
 from quando_env.spec import GameSpec
 from quando_env.tableview import FACE_DOWN, Card, TableView, Zone, seat_label, title_of
 
@@ -233,15 +236,10 @@ def check_deck(deck) -> np.ndarray:
 class TinyGame(Game):
     """`num_games` Tiny games. Forced setup: `deck`, the first round's 10 cards top first."""
 
-    name = "tiny"
-    num_actions = 2
-    action_names = ["keep", "swap"]
+    game_info = GameInfo(name="tiny", num_actions=2, action_names=("keep", "swap"), record_format="tiny-record/2",
+                         setup_keys=("deck",), higher_total_wins=True)
     state_dtype = STATE_DTYPE
     config_class = TinyConfig
-    setup_keys = ("deck",)
-    record_format = "tiny-record/2"
-    higher_total_wins = True
-    seat_info_keys = ()
     kernels = Kernels(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel, observe=observe_kernel,
                       state=state_kernel, infos=info_kernel, action_features=action_features_kernel)
 

@@ -208,7 +208,7 @@ def check_game_options(parser: argparse.ArgumentParser, game: str, players: int,
     """The game's config for its player count (given by players_option; players_from says how the count came
     from it, when not given as a number), --edition (Quando's) and each --option NAME=VALUE (`options`), or the
     program ends naming the option."""
-    from .core import make_config
+    from .options import make_config
     from .registry import game_class
 
     cls = game_class(game).config_class

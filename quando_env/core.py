@@ -11,13 +11,16 @@ step dispatches to functions named after the game's events; `examples/tiny_game.
 it when the subclass is defined: a missing required attribute, hook or kernel is a TypeError naming it, at import.
 
 Required:
-- class attributes `name` ("cabo"), `num_actions`, `action_names` (one readable name per action), `state_dtype`,
-  `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`, `reward`,
-  `max_steps`, `to_dict()` and `kernel_vector(autoreset)`), `record_format`, `observation_parts` and
-  `state_parts` (quando_env.layout.Parts: the named parts of observe's and state's vectors, with their meanings;
-  users get them per player count as `observation_layout`, `state_layout`; their sizes are `obs_dim_of(n)`
-  and `state_dim_of(n)`);
-- `kernels`: a `Kernels` (see there for each kernel's signature): `step`, `masks`, `observe`, `state`, `infos`;
+- `game_info`: the game's facts as one quando_env.game_info.GameInfo (`name`, `num_actions`, `action_names`,
+  `record_format`, `setup_keys`, `seat_info_keys`, `knock_action`, `higher_total_wins`), each also a class
+  attribute of the game (`VectorGame.num_actions`) and set nowhere else;
+- `state_dtype`, `config_class` (a frozen dataclass validated in `__post_init__`, with `num_players`, `episode`,
+  `reward`, `max_steps`, `to_dict()` and `kernel_vector(autoreset)`: quando_env.options.Options derives them from its
+  settings), `observation_parts` and `state_parts` (quando_env.vector_parts.Parts: the named parts of observe's and
+  state's vectors; users get them per player count as `observation_layout`, `state_layout`; sizes `obs_dim_of(n)`,
+  `state_dim_of(n)`);
+- `kernels`: a quando_env.kernels.Kernels (see there for each kernel's signature): `step`, `masks`, `observe`, `state`,
+  `infos`;
 - hooks `_start(idx, setup)` (deal new games, forced setup or random), `render_text(g, seat)`,
   `round_setup(g)` and `redeal(g, **setup)` (what records store and replay).
 
@@ -29,10 +32,7 @@ Optional, each with the default `Game` gives:
 - `action_feature_parts` (Parts of one legal move's feature row, every value in [0, 1]; default None: no move
   features); a game that declares them supplies `kernels.action_features(states, games, cfg, out)`, which fills
   out[i] (num_actions, F, zero on entry) for the player to move in states[games[i]].
-- `state_problems` (the texts of the codes `check` gives, default ()), `setup_keys` (the forced setup `reset`
-  takes, e.g. ("deck", "dealer"); default none), `seat_info_keys` (default ()), `knock_action` (the action that
-  knocks, which evaluations count; default None), `higher_total_wins` (True when the highest final total wins;
-  default False: the lowest, as in Quando and Cabo).
+- `state_problems` (the texts of the codes `check` gives, default ()).
 - hooks `_checked_setup(setup)` (default: taken as given), `move_name(g, a)` (default: action_name),
   `table_view(g, seat)` (a `quando_env.tableview.TableView`, what pictures draw), `narrator(labels, seat,
   terminal)` (the game told to one seat or a spectator: terminal play, the browser), `step_notes(g, before)`
@@ -51,10 +51,11 @@ Per game the engine also offers `step_one(s, a, cfg, rew, flg, mask)`, `mask_one
 `observe_one(s, p, cfg, o)` (public names, for fused loops such as rollouts), and with move features
 `action_features_one(s, cfg, out)`.
 
-Shared pieces a game builds with: `step_starts` / `step_ends` / `episode_ends` (numba, the parts of a
-step every game has), `quando_env.layout.Parts` (a vector's named parts), `Narrator` (the terminal narrator's
-base), `make_config` / `option` / `check_episode_options` (config validation: every option converted to a Python
-int, bool or str and range-checked in the config's `__post_init__`, before any arithmetic).
+Shared pieces a game builds with, each in a module of its own: `quando_env.episode` (numba: the step's flags
+F_*, `step_starts` / `step_ends` / `episode_ends`, the parts of a step every game has), `quando_env.state_checks`
+(`shared_fields_ok`, `Problems`: what a record from outside must hold), `quando_env.vector_parts.Parts` (a vector's
+named parts), `quando_env.narration.Narrator` (the terminal narrator's base), `quando_env.options` (`setting`,
+`Options`, `make_config`: every option a Python int, bool or str, range-checked before any arithmetic).
 
 A game's `<name>_v0` module (PettingZoo's convention) exposes `env()`, `raw_env` and its engine class as
 `VectorGame`; its spec (quando_env.spec.GameSpec, in `quando_env/<game>/spec.py`) names that module and its other
@@ -65,253 +66,36 @@ episode is over), `round` (rounds finished in the episode), `total` and `points`
 finished round's points per seat), `shuffles` (in-round reshuffles so far), `rng` (shape (1,): the game's
 stream, see quando_env.rng).
 """
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from types import SimpleNamespace
 
 import numba
 import numpy as np
-from numba import njit
 
 from . import rng, threads
-from .checks import as_actions, as_bool, as_choice, as_int, as_ints, as_seed, as_slots, need, seed_list, shown
-
-# Per-step outcome flags, one row per game.
-F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, F_ERROR = range(4)
-NUM_FLAGS = 4
+from .checks import as_actions, as_bool, as_int, as_ints, as_seed, as_slots, need, seed_list, shown
+from .episode import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS, first_illegal
+from .game_info import GameInfo
+from .kernels import Kernels
+from .options import make_config
+from .state_checks import check_records, checked_observation
+# re-exported: the pieces a game builds with, where games written against the contract import them from
+from .episode import F_ERROR as F_ERROR, episode_ends as episode_ends, first_error as first_error, \
+    step_ends as step_ends, step_starts as step_starts
+from .narration import Narrator as Narrator, sentence as sentence
+from .options import EPISODE_OPTIONS as EPISODE_OPTIONS, MAX_STEPS as MAX_STEPS, MAX_TARGET as MAX_TARGET, \
+    check_episode_options as check_episode_options, option as option
+from .state_checks import COUNT_MAX as COUNT_MAX, SHARED_PROBLEM as SHARED_PROBLEM, Problems as Problems, \
+    shared_fields_ok as shared_fields_ok
 
 MAX_GAMES = 2**26          # slots in one batch (about 80 GB of state records for Quando)
 PARALLEL_MIN_GAMES = 64   # smaller batches run serially: starting threads costs more than it gives
-EPISODES = ("game", "round")
-REWARDS = ("points", "win")
-EPISODE_OPTIONS = ("episode", "reward", "max_steps")   # every game's; they shape an episode, not the rules of play
-# Bounds that keep every option's arithmetic inside the state records' int32 counters and totals.
-MAX_STEPS = 10**9         # max_steps and other decision or turn limits
-MAX_TARGET = 10**9        # a target total (a round adds far less than 2**31 - MAX_TARGET)
-COUNT_MAX = 2**30         # what a loaded record's counters and totals may hold (MAX_STEPS more still fit int32)
-
-
-def make_config(config_class, **kwargs):
-    """A validated config from keyword options, with a clear error for an unknown option."""
-    allowed = {f.name for f in fields(config_class)}
-    unknown = sorted(set(kwargs) - allowed)
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; the options are {sorted(allowed)}")
-    return config_class(**kwargs)
-
-
-@njit(cache=True)
-def first_error(flags, games):
-    """The first listed game whose last step raised F_ERROR (a forced reshuffle that does not fit), or -1."""
-    for i in range(games.shape[0]):
-        if flags[games[i], F_ERROR]:
-            return games[i]
-    return -1
-
-
-@njit(cache=True)
-def first_illegal(cur, games, actions, masks):
-    """Index i of the first listed game whose action its player to move cannot play (-1 if all are legal;
-    games that are over (cur < 0) take any action)."""
-    for i in range(games.shape[0]):
-        g = games[i]
-        a = actions[i]
-        if cur[g] >= 0 and not (0 <= a < masks.shape[1] and masks[g, a]):
-            return i
-    return -1
-
-
-@njit(cache=True)
-def step_starts(s, rew, flg):
-    """The start every game's step_one shares: clear the step's rewards and flags, count the decision.
-    False when the episode is already over (the action is then ignored)."""
-    rew[:] = 0.0
-    flg[:] = 0
-    if s.cur < 0:
-        return False
-    s.steps += 1
-    return True
-
-
-@njit(cache=True)
-def step_ends(s, flg, out_of_steps, over_phase, autoreset):
-    """The end every game's step_one shares: truncate when `out_of_steps` (flag F_TRUNCATED, episode over);
-    True when the episode is over and the game must start anew (autoreset)."""
-    if out_of_steps:
-        flg[F_TRUNCATED] = 1
-        s.phase = over_phase
-        s.cur = -1
-    return s.cur < 0 and autoreset == 1
-
-
-@njit(cache=True)
-def episode_ends(s, flags, rew, n, win_reward, best, over_phase):
-    """The game is over: F_TERMINATED, and with reward="win" +1 for every seat whose total is `best` (the
-    winning total: the lowest or the highest, by the game's rules) and -1 for the others."""
-    flags[F_TERMINATED] = 1
-    if win_reward:
-        for p in range(n):
-            rew[p] += 1.0 if s.total[p] == best else -1.0
-    s.phase = over_phase
-    s.cur = -1
-
-
-SHARED_PROBLEM = 0     # the code every game's check gives a record whose shared fields fail shared_fields_ok
-
-
-@njit(cache=True)
-def shared_fields_ok(s, n, over_phase):
-    """The fields every game's record has, in range: phase 0..over_phase (the phase of a finished episode), cur
-    a seat of the n, or -1 exactly when over; round, shuffles, totals and points 0..COUNT_MAX."""
-    if not (0 <= s.phase <= over_phase and -1 <= s.cur < n and (s.cur == -1) == (s.phase == over_phase)
-            and 0 <= s.round <= COUNT_MAX and 0 <= s.shuffles <= COUNT_MAX):
-        return False
-    for p in range(n):
-        if not (0 <= s.total[p] <= COUNT_MAX and 0 <= s.points[p] <= COUNT_MAX):
-            return False
-    return True
-
-
-@njit(cache=True)
-def first_without_legal(states, masks):
-    """The first record live (cur >= 0) without a legal action in masks, or over with one; -1 if none is."""
-    for g in range(states.shape[0]):
-        legal = False
-        for a in range(masks.shape[1]):
-            legal = legal or masks[g, a] == 1
-        if legal != (states[g].cur >= 0):
-            return g
-    return -1
-
-
-class Problems:
-    """The problems a game's `check` kernel can find in a state record, by code: `BAD_X = problems("text")`
-    gives the code (an int the kernel returns), `texts` the texts in code order (the game's state_problems).
-    Code SHARED_PROBLEM is the shared fields' (shared_fields_ok)."""
-
-    def __init__(self, over_phase: int):
-        self.texts = [f"phase is not 0..{over_phase}, cur not a seat of the game (-1 exactly when the phase is "
-                      f"{over_phase}, over), or round, shuffles, a total or points not 0..{COUNT_MAX}"]
-
-    def __call__(self, text: str) -> int:
-        self.texts.append(text)
-        return len(self.texts) - 1
-
-
-def sentence(text: str) -> str:
-    """`text` starting a sentence: "you" gets its capital, a seat label keeps its one spelling (player_1)."""
-    return "Y" + text[1:] if text.startswith("you") else text
-
-
-def who(p: int, seat: int | None) -> str:
-    """Seat p named to the person at `seat` (None: a spectator, who is no seat)."""
-    return "you" if p == seat else f"player_{p}"
-
-
-def verb(p: int, seat: int | None, word: str) -> str:
-    """`word` for seat p told to the person at `seat`: 'take' for you, 'takes' for the others."""
-    return word if p == seat else word + ("es" if word.endswith(("s", "sh", "ch")) else "s")
-
-
-class Narrator:
-    """The base of each game's narrator (see `Game.narrator`): it tells the game to the person at `seat`
-    (None: a spectator) from what that viewer may know, and holds the line of the turn being told (`pending`,
-    completed by later decisions of the same turn) until `flush`. `terminal`: with the terminal's help hints
-    and round tables (the browser shows its own)."""
-
-    def __init__(self, game, labels, seat: int | None = 0, terminal: bool = True):
-        self.game = game
-        self.result = "highest total" if game.higher_total_wins else "lowest total"   # for the game-over line
-        self.labels = labels
-        self.seat, self.terminal = seat, terminal
-        self.pending = None     # (seat, text)
-
-    def who(self, p: int) -> str:
-        return who(p, self.seat)
-
-    def verb(self, p: int, word: str) -> str:
-        return verb(p, self.seat, word)
-
-    def knows(self, s, c: int, bit: int = 1) -> bool:
-        """Whether the viewer has seen `bit` of card c's seen bits in state record s (a spectator: every seat
-        has)."""
-        seen = s["seen"][: self.game.num_players, c] if self.seat is None else s["seen"][self.seat, c:c + 1]
-        return bool(((seen & bit) != 0).all())
-
-    def flush(self) -> list[str]:
-        """The line of the turn being told, if any ("you ..." starts with a capital)."""
-        if not self.pending:
-            return []
-        text = self.pending[1]
-        self.pending = None
-        return [sentence(text) + "."]
-
-
-def option(cfg, name: str, check, *args):
-    """Option `name` of a frozen config converted by `check` (checks.as_int, as_bool, as_choice: it raises a
-    ValueError naming the option) and stored back as a plain Python value, which is returned. A config's
-    `__post_init__` converts every option this way before any arithmetic, so a numpy integer never wraps
-    around in its own narrow dtype and a record's options are JSON-ready."""
-    value = check(getattr(cfg, name), name, *args)
-    object.__setattr__(cfg, name, value)
-    return value
-
-
-def check_episode_options(cfg) -> None:
-    """The options every game shares: episode, reward, max_steps."""
-    option(cfg, "episode", as_choice, EPISODES)
-    option(cfg, "reward", as_choice, REWARDS)
-    option(cfg, "max_steps", as_int, 1, MAX_STEPS)
-
-
-@dataclass(frozen=True)
-class Kernels:
-    """A game's numba kernels, each over a whole batch of state records.
-
-    Required: `step(states, games, actions, cfg, rewards, flags, masks)` (one decision in each listed game;
-    returns the first game whose step raised F_ERROR, or -1), `masks(states, cfg, masks)`,
-    `observe(states, players, cfg, out)` (players[i] < 0: the player to move, seat 0 once over),
-    `state(states, cfg, out)`, `infos(states, cfg, out)` (out[g, k, p]: per seat the values of `info_keys`).
-    Optional (None): `play_random(states, games, auto, cfg, rewards, flags, masks, action_streams)` (step's
-    random play fused), `check(states, cfg)` -> (g, problem): the first record g the kernels cannot safely run
-    on and the index of its first problem in the game's `state_problems` (SHARED_PROBLEM when
-    shared_fields_ok fails), or (-1, -1); `action_features(states, games, cfg, out)` (with action_feature_parts).
-    """
-
-    step: object
-    masks: object
-    observe: object
-    state: object
-    infos: object
-    play_random: object = None
-    check: object = None
-    action_features: object = None
-
-    @classmethod
-    def of(cls, kernels, owner: str, what: str = "kernels", base=None):
-        """`kernels` (a Kernels, or a namespace or dict of kernels by name) as a Kernels, what it lacks taken from
-        `base` if given; TypeError naming `owner`'s missing or unknown kernels."""
-        given = kernels if isinstance(kernels, dict) else vars(kernels)
-        if base is not None:
-            given = {**vars(base), **{k: v for k, v in given.items() if v is not None}}
-        names = [f.name for f in fields(cls)]
-        unknown = sorted(set(given) - set(names))
-        missing = [f.name for f in fields(cls) if f.default is not None and given.get(f.name) is None]
-        if unknown or missing:
-            raise TypeError(f"{owner}.{what} " + "; ".join(
-                ([f"lacks the required kernel(s) {missing}"] if missing else [])
-                + ([f"has unknown kernel(s) {unknown}"] if unknown else []))
-                + f" (a game's kernels: {names}; see quando_env.core.Kernels)")
-        return cls(**given)
-
-    def present(self) -> dict:
-        """The kernels given, by name."""
-        return {k: v for k, v in vars(self).items() if v is not None}
 
 
 # What a game class must define itself (Game's own values are placeholders), and the hooks it must override.
-REQUIRED_ATTRIBUTES = ("name", "num_actions", "action_names", "state_dtype", "config_class", "record_format",
-                       "observation_parts", "state_parts", "kernels")
+REQUIRED_ATTRIBUTES = ("game_info", "state_dtype", "config_class", "observation_parts", "state_parts", "kernels")
 REQUIRED_HOOKS = ("_start", "render_text", "round_setup", "redeal")
+FACTS = tuple(f.name for f in fields(GameInfo))     # game_info's facts, also class attributes of the game
 
 
 class Game:
@@ -323,21 +107,14 @@ class Game:
     """
 
     # required (REQUIRED_ATTRIBUTES): these placeholders fail the check at class definition
-    name = None
-    num_actions = None
-    action_names = None
+    game_info: GameInfo = None     # the game's facts; each is a class attribute too (name, num_actions, ...)
     state_dtype = None
     config_class = None
-    record_format = None
     observation_parts = None
     state_parts = None
     kernels = None
     # optional, with their defaults
     state_problems: tuple = ()     # what each problem code of kernels.check means
-    setup_keys: tuple = ()
-    seat_info_keys: tuple = ()
-    knock_action = None
-    higher_total_wins = False
     parallel_kernels = None
     action_feature_parts = None     # a game with legal-move features declares their Parts
     determinizer = None     # draw_states(obs, k, config, seed) -> k records (sample_states checks around it)
@@ -346,15 +123,22 @@ class Game:
     def __init_subclass__(cls, abstract: bool = False, **kwargs):
         """Check a game class as it is defined (abstract=True: a base for games, checked in its subclasses)."""
         super().__init_subclass__(**kwargs)
+        loose = [f for f in FACTS if f in cls.__dict__]
+        if loose:
+            raise TypeError(f"game class {cls.__name__} sets {loose} as class attributes: a game's facts are its "
+                            "game_info (a quando_env.game_info.GameInfo; a subclass changes one with "
+                            "dataclasses.replace(Base.game_info, ...))")
         if abstract:
             return
         missing = [a for a in REQUIRED_ATTRIBUTES if getattr(cls, a) is None]
         missing += [h for h in REQUIRED_HOOKS if getattr(cls, h) is getattr(Game, h)]
         if missing:
             raise TypeError(f"game class {cls.__name__} does not define {missing} (see quando_env.core)")
-        if len(cls.action_names) != cls.num_actions:
-            raise TypeError(f"game class {cls.__name__} names {len(cls.action_names)} actions, not num_actions "
-                            f"({cls.num_actions})")
+        if not isinstance(cls.game_info, GameInfo):
+            raise TypeError(f"game class {cls.__name__}'s game_info is a {type(cls.game_info).__name__}, not a "
+                            "quando_env.game_info.GameInfo")
+        for fact in FACTS:
+            setattr(cls, fact, getattr(cls.game_info, fact))
         if "kernels" in cls.__dict__:
             cls.kernels = Kernels.of(cls.kernels, cls.__name__)
         if cls.action_feature_parts is not None and cls.kernels.action_features is None:
@@ -386,7 +170,7 @@ class Game:
         self.action_streams = np.zeros(b, np.uint64)           # sample_actions' per-game streams
         self.all_games = np.arange(b)
         self.min_parallel = threads.min_parallel_games(PARALLEL_MIN_GAMES)    # (the threading layer's)
-        self.info_keys = ("score", "round_points", *self.seat_info_keys, "rounds_done")
+        self.info_keys = self.game_info.info_keys
         self.reset(seed)
 
     # ------------------------------------------------------------------ what a game supplies
@@ -402,18 +186,18 @@ class Game:
 
     @classmethod
     def observation_layout_of(cls, num_players: int):
-        """The named parts (a quando_env.layout.Layout) of a `num_players`-player observation (observe())."""
+        """The named parts (a quando_env.vector_parts.Layout) of a `num_players`-player observation (observe())."""
         return cls.observation_parts.layout(cls.config_class(num_players=num_players).num_players)
 
     @classmethod
     def state_layout_of(cls, num_players: int):
-        """The named parts (a quando_env.layout.Layout) of a `num_players`-player perfect-information state
+        """The named parts (a quando_env.vector_parts.Layout) of a `num_players`-player perfect-information state
         (state())."""
         return cls.state_parts.layout(cls.config_class(num_players=num_players).num_players)
 
     @classmethod
     def action_feature_layout_of(cls, num_players: int):
-        """The named parts (a quando_env.layout.Layout) of one legal move's feature row (action_features()) for
+        """The named parts (a quando_env.vector_parts.Layout) of one legal move's feature row (action_features()) for
         `num_players` players; ValueError for a game without move features."""
         if cls.action_feature_parts is None:
             raise ValueError(cls._no_features())
@@ -438,7 +222,7 @@ class Game:
         refill); `before`: game g's state record before the step. None by default."""
         return []
 
-    def _kernels(self, k: int):
+    def kernels_for(self, k: int):
         """The kernels for a batch of k games: spread over the threads when that pays."""
         if k >= self.min_parallel and self.parallel_kernels is not None and numba.get_num_threads() > 1:
             return self.parallel_kernels
@@ -606,43 +390,16 @@ class Game:
     @classmethod
     def check_records(cls, states: np.ndarray, cfg: np.ndarray) -> np.ndarray:
         """check_states for a configuration's kernel vector `cfg` (config.kernel_vector)."""
-        states = np.ascontiguousarray(states, cls.state_dtype)
-        masks = np.zeros((states.shape[0], cls.num_actions), np.uint8)
-        check = cls.kernels.check
-        g, problem = check(states, cfg) if check is not None else (-1, -1)
-        if g >= 0:
-            raise ValueError(f"state record {g} is no state of this {cls.name} game: {cls.state_problems[problem]}")
-        cls.kernels.masks(states, cfg, masks)
-        g = first_without_legal(states, masks) if check is not None else -1
-        if g >= 0:
-            raise ValueError(f"state record {g} is no state of this {cls.name} game: the seat to decide has no legal "
-                             f"action")
-        return masks
+        return check_records(cls, states, cfg)
 
     @classmethod
     def sample_args(cls, obs, num_samples, config, seed) -> tuple[np.ndarray, int, int | None]:
         """sample_states' arguments, checked before any work: config one of this game's configs, obs a vector
         of obs_dim_of(config.num_players) finite numbers (its type and length checked before it is converted),
         num_samples 1..MAX_GAMES, seed None or 0..2**63-1. Returns (obs as float32, num_samples, seed)."""
-        if not isinstance(config, cls.config_class):
-            need(False, f"config of type {type(config).__name__}",
-                 f"a config of {cls.name} ({cls.config_class.__module__}.{cls.config_class.__name__})")
-        size = cls.obs_dim_of(config.num_players)
-
-        def refused(what: str) -> ValueError:     # the message, built only when refusing
-            return ValueError(f"the observation {what}: a vector of {size} finite numbers (an observation of a "
-                              f"{config.num_players}-player {cls.name})")
-        if not isinstance(obs, np.ndarray):
-            if not (isinstance(obs, (list, tuple)) and len(obs) == size):     # refused before it is converted
-                what = f" of length {len(obs)}" if isinstance(obs, (list, tuple)) else ""
-                raise refused(f"is a {type(obs).__name__}{what}")
-            obs = np.array(obs)
-        if obs.shape != (size,):
-            raise refused(f"has shape {obs.shape}")
-        if obs.dtype.kind not in "fiu" or not np.isfinite(obs).all():
-            raise refused(f"of dtype {obs.dtype} holds other than finite numbers")
+        obs = checked_observation(cls, obs, config)
         k = as_int(num_samples, "num_samples", 1, MAX_GAMES)
-        return obs.astype(np.float32), k, None if seed is None else as_seed(seed)
+        return obs, k, None if seed is None else as_seed(seed)
 
     @classmethod
     def checked_samples(cls, states: np.ndarray, config) -> np.ndarray:
@@ -709,7 +466,7 @@ class Game:
         check is skipped, and gets the engine's own rewards buffer back (valid until the next step).
         """
         if checked and games is None:
-            self.check_error(self._kernels(self.num_games).step(self.states, self.all_games, actions, self.cfg,
+            self.check_error(self.kernels_for(self.num_games).step(self.states, self.all_games, actions, self.cfg,
                                                                  self.rewards, self.flags, self.masks))
             return self.rewards
         idx = self.slots(games)
@@ -719,7 +476,7 @@ class Game:
             raise ValueError(self.illegal_message(int(idx[bad]), int(a[bad])))
         if games is not None:
             self.flags[:] = 0
-        self.check_error(self._kernels(idx.size).step(self.states, idx, a, self.cfg, self.rewards, self.flags,
+        self.check_error(self.kernels_for(idx.size).step(self.states, idx, a, self.cfg, self.rewards, self.flags,
                                                       self.masks))
         return self.rewards.copy() if games is None else self.rewards[idx]
 
@@ -759,7 +516,7 @@ class Game:
         games: only these slots (one action each); the other games' streams do not move."""
         idx = self.slots(games)
         out = np.empty(idx.size, np.int64)
-        parallel = self._kernels(idx.size) is self.parallel_kernels
+        parallel = self.kernels_for(idx.size) is self.parallel_kernels
         sample = self._sample_parallel if parallel else rng.sample_kernel
         if games is None:
             sample(self.masks, self.action_streams, out)
@@ -787,7 +544,7 @@ class Game:
                              f"shape {auto.shape} dtype {auto.dtype}")
         auto = np.ascontiguousarray(auto, bool)
         self.flags[:] = 0
-        kernels = self._kernels(idx.size)
+        kernels = self.kernels_for(idx.size)
         if kernels.play_random is not None:
             self.check_error(kernels.play_random(self.states, idx, auto, self.cfg, self.rewards, self.flags,
                                                  self.masks, self.action_streams))
@@ -822,7 +579,7 @@ class Game:
                 need(False, f"{p.size} players", f"one seat, or one per game ({b})")
             p = np.broadcast_to(p, (b,)).copy()
         out = np.empty((b, self.obs_dim), np.float32)
-        self._kernels(b).observe(states, p, self.cfg, out)
+        self.kernels_for(b).observe(states, p, self.cfg, out)
         return out
 
     def action_features(self, games=None) -> np.ndarray:
@@ -834,7 +591,7 @@ class Game:
             raise ValueError(self._no_features())
         idx = self.slots(games)
         out = np.zeros((idx.size, self.num_actions, self.action_feature_dim), np.float32)
-        self._kernels(idx.size).action_features(self.states, np.ascontiguousarray(idx, np.int64), self.cfg, out)
+        self.kernels_for(idx.size).action_features(self.states, np.ascontiguousarray(idx, np.int64), self.cfg, out)
         return out
 
     @classmethod

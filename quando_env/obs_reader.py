@@ -1,15 +1,15 @@
 """ObsReader: one observation vector read back by part name (what a determinization decodes).
 
-The games' observations are flat float32 vectors laid out by a public `quando_env.layout.Layout`; reading one
+The games' observations are flat float32 vectors laid out by a public `quando_env.vector_parts.Layout`; reading one
 back (a part, a one-hot index, a count scaled back from its fraction) with the same checks is written once here.
 """
 import numpy as np
 
-from .core import COUNT_MAX
+from .state_checks import COUNT_MAX
 
 
 class ObsReader:
-    """The parts of `obs`, one observation of the game and player count of `layout` (a quando_env.layout.Layout).
+    """The parts of `obs`, one observation of the game and player count of `layout` (a quando_env.vector_parts.Layout).
     ValueError if obs is no vector of that layout's length."""
 
     def __init__(self, layout, obs):

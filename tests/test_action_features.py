@@ -2,6 +2,8 @@
 have the layout's size, are zero exactly for illegal moves, tell the legal moves apart, stay in [0, 1], and
 depend only on what the mover has seen: unchanged over worlds sampled from the mover's observation (the game's
 sample_states), while a planted leak (a feature reading a hidden side) fails that same check."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -66,7 +68,7 @@ def test_listed_games_get_their_own_rows_and_a_finished_game_gets_zeros(name):
 
 
 class Featureless(TinyGame):
-    name = "featureless"
+    game_info = replace(TinyGame.game_info, name="featureless")
     action_feature_parts = None
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from quando_env.agents import check_agent, evaluate_cli, training
 from quando_env import cli
 from quando_env.checks import SEED_MAX
-from quando_env.core import make_config
+from quando_env.options import make_config
 from quando_env.registry import game_class, game_names
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,

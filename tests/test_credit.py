@@ -60,7 +60,7 @@ def test_the_chance_rises_as_the_seats_total_gets_better_and_falls_as_a_rivals_d
 
 
 def test_the_end_total_is_asked_of_the_games_own_rule():
-    from quando_env.core import make_config
+    from quando_env.options import make_config
     from quando_env.registry import game_class
 
     for game, options, end in (("quando", {}, 50), ("quando", {"edition": "oya"}, 51), ("cabo", {}, 101),

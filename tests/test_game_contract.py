@@ -275,23 +275,50 @@ def test_a_game_missing_a_kernel_is_refused_when_its_class_is_defined():
 def test_a_game_missing_an_attribute_or_hook_is_refused_and_an_abstract_base_is_not():
     from quando_env.core import Game
 
-    with pytest.raises(TypeError, match=r"Broken does not define \['record_format', 'redeal'\]"):
+    with pytest.raises(TypeError, match=r"Broken does not define \['config_class', 'redeal'\]"):
         class Broken(Game):
-            name, num_actions, action_names, state_dtype = "broken", 2, ["a", "b"], tiny_game.STATE_DTYPE
-            config_class, observation_parts, state_parts = tiny_game.TinyConfig, tiny_game.OBSERVATION_PARTS, \
-                tiny_game.STATE_PARTS
+            game_info, state_dtype = TinyGame.game_info, tiny_game.STATE_DTYPE
+            observation_parts, state_parts = tiny_game.OBSERVATION_PARTS, tiny_game.STATE_PARTS
             kernels = TinyGame.kernels
             _start, render_text, round_setup = TinyGame._start, TinyGame.render_text, TinyGame.round_setup
-    with pytest.raises(TypeError, match="names 2 actions, not num_actions"):
-        class Broken(TinyGame):     # noqa: F811
-            num_actions = 3
 
     class Base(Game, abstract=True):
-        record_format = "base"
+        state_dtype = tiny_game.STATE_DTYPE
 
-    with pytest.raises(TypeError, match=r"Partial does not define \['name'"):
+    with pytest.raises(TypeError, match=r"Partial does not define \['game_info'"):
         class Partial(Base):
             pass
+
+
+def test_a_games_facts_are_one_checked_game_info_and_read_as_class_attributes():
+    """The facts are declared once, in game_info: each is a class attribute too, a fact set as a loose class
+    attribute is refused (it would silently disagree with game_info), and a bad fact is refused by name."""
+    from dataclasses import replace
+
+    from quando_env.game_info import GameInfo
+
+    assert (TinyGame.name, TinyGame.num_actions, TinyGame.action_names) == ("tiny", 2, ("keep", "swap"))
+    assert TinyGame.higher_total_wins is True and TinyGame.knock_action is None
+    assert TinyGame(1, seed=0).info_keys == ("score", "round_points", "rounds_done")
+
+    class Renamed(TinyGame):
+        game_info = replace(TinyGame.game_info, name="renamed")
+
+    assert Renamed.name == "renamed" and TinyGame.name == "tiny"
+    with pytest.raises(TypeError, match=r"Broken sets \['name'\] as class attributes: a game's facts are its "
+                                        "game_info"):
+        class Broken(TinyGame):
+            name = "broken"
+    with pytest.raises(TypeError, match="game_info is a dict, not a quando_env.game_info.GameInfo"):
+        class Broken(TinyGame):     # noqa: F811
+            game_info = {"name": "broken"}
+    for bad, what in [({"num_actions": 3}, "action_names=.* num_actions \\(3\\) distinct"),
+                      ({"action_names": ("a", "a")}, "action_names=.*distinct"),
+                      ({"knock_action": 2}, "knock_action=2 is not allowed: None or an action 0..1"),
+                      ({"seat_info_keys": ("score",)}, "seat_info_keys=.*other than the shared"),
+                      ({"name": ""}, "name='' is not allowed"), ({"higher_total_wins": 1}, "higher_total_wins=1")]:
+        with pytest.raises(TypeError, match=what):
+            GameInfo(**{**vars(TinyGame.game_info), **bad})
 
 
 def test_optional_kernels_and_sizes_have_their_defaults():

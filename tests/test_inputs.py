@@ -12,7 +12,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from quando_env.core import COUNT_MAX, MAX_GAMES, MAX_STEPS, MAX_TARGET
+from quando_env.core import MAX_GAMES
+
+from quando_env.options import MAX_STEPS, MAX_TARGET
+
+from quando_env.state_checks import COUNT_MAX
 from quando_env.registry import game_class, game_names
 
 GAMES = game_names()

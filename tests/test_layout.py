@@ -1,4 +1,4 @@
-"""Named observations and states (quando_env.layout): every game's layouts cover their vectors exactly, name
+"""Named observations and states (quando_env.vector_parts): every game's layouts cover their vectors exactly, name
 the right numbers, decode and encode real vectors exactly, reach the envs unchanged, and refuse bad input."""
 import re
 from pathlib import Path
@@ -173,3 +173,8 @@ def test_index_constants_are_found_by_part_name():
     assert (O.O_PHASE, O.O_KNOWN) == O.PARTS.indices("phase", "known_cards") == (0, len(O.offsets(4)) - 1)
     with pytest.raises(KeyError, match=r"no part\(s\) \['nope'\]"):
         O.PARTS.indices("phase", "nope")
+
+
+def test_the_old_module_name_says_where_the_parts_are_now():
+    with pytest.raises(ImportError, match=r"`quando_env\.layout` is now `quando_env\.vector_parts`"):
+        import quando_env.layout  # noqa: F401

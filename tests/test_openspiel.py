@@ -264,7 +264,7 @@ def test_serialized_states_are_json_game_records_that_replay_exactly(game):
         record = json.loads(text)
         assert sorted(record) == sorted(osp.RECORD_KEYS) and record["game"] == str(g)
         assert len(record["worlds"]) == k and record["worlds"][-1:] == (
-            [{"player": state._source[1], "seed": state._source[2], "actions": state.history()}] if k else [])
+            [{"player": state.sampled_from[1], "seed": state.sampled_from[2], "actions": state.history()}] if k else [])
         back = g.deserialize_state(text)
         assert back.serialize() == text
         assert osp.load_state(str(g), text).serialize() == text

@@ -116,7 +116,7 @@ def test_on_the_workqueue_layer_only_large_batches_run_threaded():
     """workqueue's sleeping threads wake slowly: the SB3 VecEnv's 256 games ran 1.4x faster serially there, so
     batches below quando_env.threads.WORKQUEUE_MIN_GAMES run serially on that layer (on OpenMP from 64 games)."""
     code = ("import torch, quando_env; g = quando_env.VectorGame(8); "
-            "print(quando_env.THREADING, [g._kernels(k) is g.parallel_kernels for k in (64, 1023, 1024)])")
+            "print(quando_env.THREADING, [g.kernels_for(k) is g.parallel_kernels for k in (64, 1023, 1024)])")
     assert run_python(code) == "workqueue [False, False, True]"
     assert run_python(code.replace("import torch, ", "import ")) == "omp-passive [True, True, True]"
 

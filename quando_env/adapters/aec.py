@@ -13,7 +13,7 @@ from pettingzoo.utils import wrappers
 
 from .. import bounds, picture
 from ..checks import as_action, as_int, as_seed, need, shown
-from ..core import F_TERMINATED, F_TRUNCATED
+from ..episode import F_TERMINATED, F_TRUNCATED
 from .atomic import ENGINE, Snapshot, all_or_nothing, hold, release
 from .gym_env import LegalActionSpace, feature_layout, feature_shape, features_space
 from .record import Recorder
@@ -154,7 +154,7 @@ class GameAECEnv(AECEnv):
         self._replacing = False     # the step now replaces its action (illegal_action="random")
         self.state_space = spaces.Box(low=0.0, high=bounds.high(g, "state"), dtype=np.float32)
         self.observation_layout = g.observation_layout      # the named parts of obs["observation"] ...
-        self.state_layout = g.state_layout                  # ... and of state() (quando_env.layout.Layout)
+        self.state_layout = g.state_layout                  # ... and of state() (quando_env.vector_parts.Layout)
         self._seats = [np.full(1, i, np.int64) for i in range(n)]     # observe's argument per seat
         self._zero = np.zeros(1, np.int64)     # game slot 0, as the kernels take it
         self._action = np.zeros(1, np.int64)

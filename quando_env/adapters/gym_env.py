@@ -98,9 +98,7 @@ class LegalActionSpace(spaces.Discrete):
     def again(cls, space: spaces.Discrete, legal_mask, *args) -> "LegalActionSpace":
         """A copied or unpickled LegalActionSpace (a plain Discrete) sampling legal actions again, from the
         same generator."""
-        out = cls(space.n, legal_mask, *args)
-        out._np_random = space._np_random
-        return out
+        return cls(space.n, legal_mask, *args, seed=space.np_random)
 
     def sample(self, mask=None, probability=None):
         legal = self._legal()
@@ -110,7 +108,7 @@ class LegalActionSpace(spaces.Discrete):
         return super().sample(mask=mask, probability=probability)
 
     def __reduce__(self):
-        return plain_discrete, (self.n, self._np_random)
+        return plain_discrete, (self.n, self.np_random)
 
 
 class LegalBatchSpace(spaces.MultiDiscrete):
@@ -134,9 +132,7 @@ class LegalBatchSpace(spaces.MultiDiscrete):
 
 def plain_discrete(n: int, generator) -> spaces.Discrete:
     """Discrete(n) drawing from `generator` (what a LegalActionSpace pickles as)."""
-    space = spaces.Discrete(n)
-    space._np_random = generator
-    return space
+    return spaces.Discrete(n, seed=generator)
 
 
 class GameEnv(gym.Env):

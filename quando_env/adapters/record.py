@@ -29,7 +29,8 @@ import struct
 import numpy as np
 
 from ..checks import SEED_MAX, as_int, is_int, need, shown
-from ..core import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS, make_config
+from ..episode import F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, NUM_FLAGS
+from ..options import make_config
 from ..files import read_json, write_text
 
 PROOF_SINCE = 2                 # records of a format version below this carry no proof

@@ -8,7 +8,7 @@ Every value is scaled into [0, 1].
 import numpy as np
 from numba import njit, prange
 
-from ..layout import Parts
+from ..vector_parts import Parts
 from . import engine as E
 from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK_SWAP, KNOCK, NUM_ACTIONS,
                     NUM_CARDS, NUM_SLOTS, PASS, PLACE, QUEEN_LOOK, SNAP, TAKE_DISCARD)

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..layout import Parts
+from ..vector_parts import Parts
 from ..core import (COUNT_MAX, F_ROUND_OVER, F_TERMINATED, SHARED_PROBLEM, Problems, episode_ends, shared_fields_ok,
                     step_ends, step_starts)
 from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, MAX_PLAYERS, NO_KNOCK,

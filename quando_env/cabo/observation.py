@@ -8,7 +8,7 @@ can be exchanged without changing the observation.
 """
 from numba import njit, prange
 
-from ..layout import Parts
+from ..vector_parts import Parts
 from . import engine as E
 from .cards import NUM_CARDS, NUM_SLOTS
 

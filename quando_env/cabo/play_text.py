@@ -5,7 +5,9 @@ knock, and a summary at each round's end. Only what seat 0 has seen is shown (K1
 """
 import numpy as np
 
-from ..core import Narrator as BaseNarrator, make_config, sentence
+from ..narration import Narrator as BaseNarrator, sentence
+
+from ..options import make_config
 from . import engine as E
 from .cards import (DISCARD_DRAWN, DRAW_STOCK, KNOCK, NO_KNOCK, NUM_ACTIONS, PASS, PLACE, SNAP,
                     TAKE_DISCARD, card_name, decode_jack, rank, value)

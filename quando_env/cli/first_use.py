@@ -21,7 +21,8 @@ def first_kernels(name: str, agents: bool = False) -> list:
 
 def cold(name: str, agents: bool = False) -> bool | None:
     """Whether one of first_kernels(name, agents) has no usable disk cache (None: numba's cache index is
-    unreadable)."""
+    unreadable). numba has no public way to ask whether a function's disk cache holds an entry, so this reads
+    its cache index through private names, and says None where they changed."""
     try:
         return any(not k._cache._cache_file._load_index() for k in first_kernels(name, agents))
     except Exception:       # numba's cache layout is private and may change

@@ -11,7 +11,7 @@ the No!s in front, each hand a uniform draw from them. Every value is scaled int
 import numpy as np
 from numba import njit, prange
 
-from ..layout import Parts
+from ..vector_parts import Parts
 from . import engine as E
 from .cards import (ASK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, NO, NUM_ACTIONS, NUM_KINDS,
                     ROW_CAP, SWITCH, WILD, ZAP)

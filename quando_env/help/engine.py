@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..layout import Parts
+from ..vector_parts import Parts
 from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, SHARED_PROBLEM, Problems, episode_ends, first_error,
                     shared_fields_ok, step_ends, step_starts)
 from .cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_PLAYERS, NO,

@@ -2,7 +2,9 @@
 import numpy as np
 
 from ..checks import rule, shown
-from ..core import Game, Kernels
+from ..core import Game
+from ..game_info import GameInfo
+from ..kernels import Kernels
 from . import action_features as AF
 from . import engine as E
 from . import render
@@ -24,15 +26,11 @@ class VectorGame(Game):
     calling).
     """
 
-    name = "help"
-    num_actions = NUM_ACTIONS
-    action_names = ACTION_NAMES
+    game_info = GameInfo(name="help", num_actions=NUM_ACTIONS, action_names=ACTION_NAMES,
+                         record_format="help-record/2", setup_keys=("deck", "starter"), higher_total_wins=True)
     state_dtype = E.STATE_DTYPE
     state_problems = E.STATE_PROBLEMS
     config_class = Config
-    setup_keys = ("deck", "starter")
-    record_format = "help-record/2"
-    higher_total_wins = True
     kernels = Kernels(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
                       infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
     parallel_kernels = dict(step=E.step_kernel_parallel, observe=observe_kernel_parallel,

@@ -9,7 +9,7 @@ Never read: other hands, the draw pile's order or kinds.
 """
 from numba import njit, prange
 
-from ..layout import Parts
+from ..vector_parts import Parts
 from . import engine as E
 from .cards import K_WILD, NUM_KINDS, ROW_CAP
 

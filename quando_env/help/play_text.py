@@ -3,7 +3,7 @@ used by `python -m quando_env play --game help`. Only what seat 0 knows is shown
 are counts, and the kinds of a help exchange are named only when seat 0 gave or received them (or once the
 received card is played)."""
 
-from ..core import Narrator as BaseNarrator, sentence
+from ..narration import Narrator as BaseNarrator, sentence
 from . import engine as E
 from .cards import ASK, GIVE, GIVE_BACK, K_WILD, NO, SWITCH, WILD, ZAP, a_card, action_name
 from .render import discard_text, hand_text, help_text, refill, row_text

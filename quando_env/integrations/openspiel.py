@@ -288,10 +288,10 @@ class OpenSpielGame(pyspiel.Game):
         game (wrong game, bad JSON or fields, an illegal action)."""
         record = self._parse(text)
         state = OpenSpielState(self, record["deal"])
-        state._replay(record["actions"])
+        state.replay(record["actions"])
         for world in record["worlds"]:
-            state = state._resample(world["player"], world["seed"])
-            state._replay(world["actions"])
+            state = state.sampled_world(world["player"], world["seed"])
+            state.replay(world["actions"])
         return state
 
     def _parse(self, text: str) -> dict:
@@ -382,9 +382,12 @@ class OpenSpielState(pyspiel.State):
     to move (kept, as search asks it at every step), and the summed and last rewards per OpenSpiel player."""
 
     def __init__(self, game: OpenSpielGame, deal_seed: int, world: bytes | None = None, offset: int = 0,
-                 returns: tuple | None = None, rewards: tuple | None = None):
+                 returns: tuple | None = None, rewards: tuple | None = None, sampled_from: tuple | None = None,
+                 depth: int = 0):
         """A new game dealt from `deal_seed`, or (resample_from_infostate) a sampled `world` record whose
-        engine seat 0 is OpenSpiel player `offset`, carrying the rewards so far."""
+        engine seat 0 is OpenSpiel player `offset`, carrying the rewards so far; `sampled_from` (the serialized
+        state it was sampled from, player, seed) and `depth` (worlds sampled from worlds to reach it: serialize
+        writes one entry each) say where a world came from."""
         super().__init__(game)
         n = game.engine.num_players
         self._deal_seed = deal_seed
@@ -393,8 +396,8 @@ class OpenSpielState(pyspiel.State):
         self._offset = offset
         self._returns = returns or (0.0,) * n
         self._rewards = rewards or (0.0,) * n
-        self._source = None     # a sampled world: (the serialized state it was sampled from, player, seed)
-        self._depth = 0         # worlds sampled from worlds to reach this one (serialize writes one entry each)
+        self.sampled_from = sampled_from
+        self.depth = depth
         if world is not None:
             self._hold(world)
 
@@ -475,21 +478,19 @@ class OpenSpielState(pyspiel.State):
         u = probability_sampler()
         need(isinstance(u, (float, int, np.floating, np.integer)) and not isinstance(u, (bool, np.bool_))
              and 0 <= u <= 1, f"probability_sampler() returned {shown(u)}, which", "a number in [0, 1]")
-        return self._resample(player, int(u * 2 ** 53))
+        return self.sampled_world(player, int(u * 2 ** 53))
 
-    def _resample(self, player: int, seed: int) -> "OpenSpielState":
+    def sampled_world(self, player: int, seed: int) -> "OpenSpielState":
         """The world the determinization samples for `player` from `seed`: the same for the same state."""
-        need(self._depth < MAX_WORLDS, f"a world sampled from a world sampled {MAX_WORLDS} deep",
+        need(self.depth < MAX_WORLDS, f"a world sampled from a world sampled {MAX_WORLDS} deep",
              f"at most {MAX_WORLDS} deep (what deserialize_state reads back)")
         game = self.get_game()
         engine = game.engine
         record = engine.sample_states(self.observation_vector(player), 1, engine.config, seed)
-        world = OpenSpielState(game, self._deal_seed, record.tobytes(), player, self._returns, self._rewards)
-        world._source = (self.serialize(), player, seed)
-        world._depth = self._depth + 1
-        return world
+        return OpenSpielState(game, self._deal_seed, record.tobytes(), player, self._returns, self._rewards,
+                              (self.serialize(), player, seed), self.depth + 1)
 
-    def _replay(self, actions) -> None:
+    def replay(self, actions) -> None:
         """Apply `actions` in order, each checked legal (ValueError naming the first that is not)."""
         for i, action in enumerate(actions):
             a = to_int(action)      # pyspiel would refuse -1 or 2**70 with a SpielError or TypeError
@@ -504,10 +505,10 @@ class OpenSpielState(pyspiel.State):
     def serialize(self) -> str:
         """This state as a game record in JSON: the game, the deal's seed and the actions played, and for a
         sampled world each sampling (player, seed) with the actions after it. deserialize_state replays it."""
-        if self._source is None:
+        if self.sampled_from is None:
             record = {"game": str(self.get_game()), "deal": self._deal_seed, "actions": self.history(), "worlds": []}
         else:
-            source, player, seed = self._source
+            source, player, seed = self.sampled_from
             record = json.loads(source)
             record["worlds"].append({"player": player, "seed": seed, "actions": self.history()})
         return json.dumps(record, separators=(",", ":"))

@@ -8,7 +8,7 @@ where the turn has reached it (`window`, `after_window`, `next_turn`, `end_round
 are the numba engine's (quando_env.cabo.observation's layout), compared decision by decision in
 tests/test_jax_cabo.py. Rule ids (R*, D*, K*) refer to quando_env/cabo/RULES.md.
 """
-from dataclasses import dataclass as static_dataclass, field
+from dataclasses import field
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +22,7 @@ from ..cabo.cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JA
 from ..cabo.config import Config
 from ..cabo.observation import offsets
 from . import ops
-from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, rules_class, truncated_at
 from .table import Drawn
 
 RANK = jnp.asarray(CARD_RANKS, jnp.int32)
@@ -70,7 +70,7 @@ class State(Drawn, pgx.core.State):
     def env_id(self) -> str:
         return "cabo"
 
-    def _derived(self) -> dict:
+    def record_fields(self) -> dict:
         """The numba record's piles (card ids, bottom first) and each held card's slot."""
         loc, ppos, slots = np.asarray(self._loc), np.asarray(self._ppos), np.asarray(self._slot)
         held = slots >= 0
@@ -81,29 +81,7 @@ class State(Drawn, pgx.core.State):
         return dict(piles, pos=pos)
 
 
-@static_dataclass(frozen=True)
-class Rules:
-    """The config as static Python values the functions branch on at trace time."""
-
-    n: int
-    hand: int
-    peek: int
-    final: bool
-    tie: bool
-    tlimit: int
-    target: int
-    round_episode: bool
-    max_steps: int
-    win_reward: bool
-
-    @classmethod
-    def of(cls, c: Config) -> "Rules":
-        return cls(c.num_players, c.hand_size, c.peek, c.knocker_final_turn, c.tie_doubles, c.turn_limit, c.target,
-                   c.episode == "round", c.max_steps, c.reward == "win")
-
-    @property
-    def draws_in_step(self) -> bool:
-        return not self.round_episode        # D14: nothing random inside a round
+Rules = rules_class(Config, lambda r: not r.round_episode)     # D14: nothing random inside a round
 
 
 class Cabo(PgxGameEnv):

@@ -1,5 +1,7 @@
 """What every game's JAX engine shares: a `pgx.Env` built from the game's validated config, whose `init` also takes
 the AEC env's reset options (a given deal), and whose `step` asks for a key where the game draws inside a step."""
+from dataclasses import fields, make_dataclass
+
 import jax
 import jax.numpy as jnp
 import pgx.core
@@ -7,7 +9,7 @@ import pgx.core
 import numpy as np
 
 from ..checks import as_int
-from ..core import make_config
+from ..options import make_config
 from ..registry import game_class
 
 # AEC env keywords that are about the adapter, not the game: refused by name.
@@ -122,6 +124,16 @@ class PgxGameEnv(pgx.core.Env):
 GameEnv = PgxGameEnv        # its former name, kept for code that imports it
 
 
+def rules_class(config_class, draws_in_step):
+    """The static values a game's JAX functions branch on at trace time: what the numba kernels read of the config's
+    options, by the kernel names its settings declare (quando_env.options.setting), as a frozen dataclass with
+    `of(config)`; `draws_in_step(rules)`: whether a step may draw at random."""
+    names = [f.metadata["kernel"][1] for f in fields(config_class) if f.metadata.get("kernel")]
+    return make_dataclass("Rules", names, frozen=True, namespace={
+        "of": classmethod(lambda cls, config: cls(**config.kernel_reads())), "draws_in_step": property(draws_in_step),
+        "__doc__": f"The options of {config_class.__module__}.Config the rules read, as static values."})
+
+
 def pgx_fields(num_players: int, obs_dim: int, num_actions: int) -> dict:
     """Pgx's State fields of a game before its first observation and mask."""
     return dict(current_player=jnp.int32(0), observation=jnp.zeros(obs_dim, jnp.float32),
@@ -130,7 +142,8 @@ def pgx_fields(num_players: int, obs_dim: int, num_actions: int) -> dict:
 
 
 def decide(s, go, phase, seat):
-    """Where `go`: seat `seat` decides next, a decision of kind `phase`."""
+    """Where `go`: seat `seat` decides next, a decision of kind `phase` (`_phase` is a State field private by Pgx's
+    convention, which Pgx's own Env.step reads and replaces the same way for `_step_count`)."""
     return s.replace(_phase=jnp.where(go, phase, s._phase), current_player=jnp.where(go, seat, s.current_player))
 
 

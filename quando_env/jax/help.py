@@ -7,7 +7,7 @@ engine's is: a play (`play_number`, `play_wild`, `switch`, `zap`, `no`) and the 
 rewards are the numba engine's (quando_env.help.observation's layout), compared decision by decision in
 tests/test_jax_help.py. Rule ids (R*, D*, K*) refer to quando_env/help/RULES.md.
 """
-from dataclasses import dataclass as static_dataclass, field
+from dataclasses import field
 
 import jax
 import jax.numpy as jnp
@@ -20,7 +20,7 @@ from ..help.cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WIL
 from ..help.config import Config
 from ..help.observation import offsets
 from . import ops
-from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, rules_class, truncated_at
 from .table import Drawn
 
 KINDS = jnp.arange(NUM_KINDS)
@@ -71,28 +71,7 @@ class State(Drawn, pgx.core.State):
         return "help"
 
 
-@static_dataclass(frozen=True)
-class Rules:
-    """The config as static Python values the functions branch on at trace time."""
-
-    n: int
-    hand: int
-    row_max: int
-    target: int
-    open_lowest: bool
-    shuffled: bool
-    round_episode: bool
-    max_steps: int
-    win_reward: bool
-
-    @classmethod
-    def of(cls, c: Config) -> "Rules":
-        return cls(c.num_players, c.hand_size, c.row_max, c.target, c.open_lowest, c.reshuffle == "shuffle",
-                   c.episode == "round", c.max_steps, c.reward == "win")
-
-    @property
-    def draws_in_step(self) -> bool:
-        return self.shuffled or not self.round_episode
+Rules = rules_class(Config, lambda r: r.shuffled or not r.round_episode)
 
 
 class Help(PgxGameEnv):

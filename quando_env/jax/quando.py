@@ -8,7 +8,7 @@ then the automatic part of the turn as stages run in the rules' order, each only
 numba engine's (quando_env.quando.observation's layout), compared decision by decision in tests/test_jax_quando.py.
 Rule ids (R*, D*, K*) refer to quando_env/quando/RULES.md.
 """
-from dataclasses import dataclass as static_dataclass, field
+from dataclasses import field
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +22,7 @@ from ..quando.cards import (CARD_VALUES, FLIP_KNOWN, FLIP_UNKNOWN, KNOCK, MAX_SE
 from ..quando.config import Config
 from ..quando.observation import offsets
 from . import ops
-from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, truncated_at
+from .env import PgxGameEnv, as_list, decide, is_traced, pgx_fields, rules_class, truncated_at
 from .table import Drawn
 
 LOW = jnp.asarray(CARD_VALUES[:, 0], jnp.int32)     # per card id its two numbers: side 0 (low), side 1 (high)
@@ -72,7 +72,7 @@ class State(Drawn, pgx.core.State):
     def env_id(self) -> str:
         return "quando"
 
-    def _derived(self) -> dict:
+    def record_fields(self) -> dict:
         """The numba record's piles (card ids, bottom first) and hand sizes."""
         loc, pos = np.asarray(self._loc), np.asarray(self._pos)
         piles = {name: np.flatnonzero(loc == where)[np.argsort(pos[loc == where])]
@@ -80,28 +80,7 @@ class State(Drawn, pgx.core.State):
         return dict(piles, nhand=np.bincount(loc[loc < self.rewards.shape[0]], minlength=self.rewards.shape[0]))
 
 
-@static_dataclass(frozen=True)
-class Rules:
-    """The config as static Python values the functions branch on at trace time."""
-
-    n: int
-    hand: int
-    oya: bool
-    penalty: int
-    kmin: int
-    target: int
-    round_episode: bool
-    max_steps: int
-    win_reward: bool
-
-    @classmethod
-    def of(cls, c: Config) -> "Rules":
-        return cls(c.num_players, c.hand, c.edition == "oya", c.knock_penalty, c.knock_min_turns, c.target_score,
-                   c.episode == "round", c.max_steps, c.reward == "win")
-
-    @property
-    def draws_in_step(self) -> bool:
-        return self.oya or not self.round_episode
+Rules = rules_class(Config, lambda r: r.oya or not r.round_episode)
 
 
 class Quando(PgxGameEnv):

@@ -15,7 +15,7 @@ from ..svg import H, W, svg
 class Drawn:
     """Pictures for a game's JAX State (listed before pgx.State among its bases). The State holds the env's
     config (`_config`); the numba engine's state fields of the same name (without the underscore) are copied as
-    they are, and `_derived()` gives those it stores otherwise."""
+    they are, and `record_fields()` gives those it stores otherwise."""
 
     def to_svg(self) -> str:
         """The table as SVG text; a batch of states (vmapped) as their tables one below the other."""
@@ -40,7 +40,7 @@ class Drawn:
     def _repr_html_(self) -> str:
         return self.to_svg()
 
-    def _derived(self) -> dict:
+    def record_fields(self) -> dict:
         """The numba record's fields this State stores otherwise (none by default)."""
         return {}
 
@@ -49,7 +49,7 @@ def fill(states, g, state) -> None:
     """Game g of the numba engine's state records `states` set to one game's JAX `state` (seat axes padded)."""
     over = state.terminated | state.truncated
     values = {f.name[1:]: getattr(state, f.name) for f in fields(state) if f.name[1:] in states.dtype.names}
-    values.update(state._derived(), cur=-1 if over else state.current_player)
+    values.update(state.record_fields(), cur=-1 if over else state.current_player)
     for name, value in values.items():
         value = np.asarray(value)
         states[name][(g,) + tuple(slice(0, d) for d in value.shape)] = value

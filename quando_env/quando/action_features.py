@@ -10,7 +10,7 @@ Every value is scaled into [0, 1] (a count beyond its scale is capped).
 import numpy as np
 from numba import njit, prange
 
-from ..layout import Parts
+from ..vector_parts import Parts
 from . import engine as E
 from .cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, TAKE_DOWN, TAKE_UP,
                     flip_back, is_straight, set_count, set_value, straight_low)

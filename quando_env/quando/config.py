@@ -1,10 +1,9 @@
-"""Quando's options (R3, R6, R15, R18, R19, D6), validated in one place."""
-from dataclasses import asdict, dataclass
-
-import numpy as np
+"""Quando's options (R3, R6, R15, R18, R19, D6), each declared once: its default, its check, and what the kernels
+(quando_env.quando.engine's C_* indices) and the JAX engine's rules read of it."""
+from dataclasses import dataclass
 
 from ..checks import as_choice, as_int, rule
-from ..core import MAX_TARGET, check_episode_options, option
+from ..options import MAX_TARGET, Options, episode_setting, max_steps_setting, reward_setting, setting
 from . import engine as E
 from .cards import NUM_CARDS
 from .observation import offset_vector
@@ -15,34 +14,28 @@ MAX_TURNS = E.MAX_TURNS
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Options):
     """Rules and episode options. Defaults follow RULES.md; None means "the rule's default"."""
 
-    num_players: int = 4
-    edition: str = "kendi"
-    episode: str = "game"
-    hand_size: int | None = None        # R3: 8 with 2-3 players, 7 with 4-6
-    target_score: int = 50              # R19: kendi ends at >= target, oya at > target
-    knock_penalty: int = 5              # R18
-    knock_min_turns: int = 2            # R15 (kendi)
-    first_dealer: int | None = None     # R6: default seat n-1, so seat 0 starts
-    max_steps: int = 10_000             # D6: decisions per episode before truncation
-    reward: str = "points"
+    kernel_size, autoreset_slot, observation_starts = E.CFG_SIZE, E.C_AUTORESET, staticmethod(offset_vector)
 
-    def __post_init__(self):
-        n = option(self, "num_players", as_int, 2, 6,
-                   f"an integer 2..6: Quando is played by 2 to 6 players ({rule('quando', 'R3')})")
-        option(self, "edition", as_choice, EDITIONS)
-        check_episode_options(self)
-        if self.hand_size is not None:
-            option(self, "hand_size", as_int, 1, NUM_CARDS // n,
-                   f"an integer 1..{NUM_CARDS // n}: {n} players * hand_size <= {NUM_CARDS} cards "
-                   f"({rule('quando', 'R3')})")
-        option(self, "target_score", as_int, 1, MAX_TARGET)
-        option(self, "knock_penalty", as_int, 0, MAX_PENALTY)
-        option(self, "knock_min_turns", as_int, 0, MAX_TURNS, f"an integer 0..{MAX_TURNS} (turn counts are int16)")
-        if self.first_dealer is not None:
-            option(self, "first_dealer", as_int, 0, n - 1, f"a seat 0..{n - 1}")
+    num_players: int = setting(4, as_int, 2, 6, f"an integer 2..6: Quando is played by 2 to 6 players "
+                               f"({rule('quando', 'R3')})", kernel=(E.C_N, "n"))
+    edition: str = setting("kendi", as_choice, EDITIONS, kernel=(E.C_OYA, "oya", lambda c: c.edition == "oya"))
+    episode: str = episode_setting(E.C_ROUND_EPISODE)
+    hand_size: int | None = setting(          # R3: 8 with 2-3 players, 7 with 4-6
+        None, as_int, 1, lambda c: NUM_CARDS // c.num_players,
+        lambda c: f"an integer 1..{NUM_CARDS // c.num_players}: {c.num_players} players * hand_size <= {NUM_CARDS} "
+                  f"cards ({rule('quando', 'R3')})", kernel=(E.C_HAND, "hand", lambda c: c.hand))
+    target_score: int = setting(50, as_int, 1, MAX_TARGET, kernel=(E.C_TARGET, "target"))   # R19: kendi >=, oya >
+    knock_penalty: int = setting(5, as_int, 0, MAX_PENALTY, kernel=(E.C_PENALTY, "penalty"))        # R18
+    knock_min_turns: int = setting(2, as_int, 0, MAX_TURNS, f"an integer 0..{MAX_TURNS} (turn counts are int16)",
+                                   kernel=(E.C_KMIN, "kmin"))                                          # R15 (kendi)
+    first_dealer: int | None = setting(       # R6: default seat n-1, so seat 0 starts
+        None, as_int, 0, lambda c: c.num_players - 1, lambda c: f"a seat 0..{c.num_players - 1}",
+        kernel=(E.C_DEALER, "dealer", lambda c: c.dealer))
+    max_steps: int = max_steps_setting(10_000, E.C_MAX_STEPS)      # D6: decisions per episode before truncation
+    reward: str = reward_setting(E.C_WIN_REWARD)
 
     @property
     def hand(self) -> int:
@@ -53,23 +46,3 @@ class Config:
     def dealer(self) -> int:
         """The first round's dealer (R6)."""
         return self.first_dealer if self.first_dealer is not None else self.num_players - 1
-
-    def to_dict(self) -> dict:
-        """The options as keyword arguments (what a game record stores)."""
-        return asdict(self)
-
-    def kernel_vector(self, autoreset: bool) -> np.ndarray:
-        """The int64 vector the numba kernels read: options at E.C_*, then the observation's section starts."""
-        v = np.zeros(E.CFG_SIZE, np.int64)
-        v[E.C_N] = self.num_players
-        v[E.C_OYA] = self.edition == "oya"
-        v[E.C_HAND] = self.hand
-        v[E.C_PENALTY] = self.knock_penalty
-        v[E.C_KMIN] = self.knock_min_turns
-        v[E.C_TARGET] = self.target_score
-        v[E.C_ROUND_EPISODE] = self.episode == "round"
-        v[E.C_MAX_STEPS] = self.max_steps
-        v[E.C_WIN_REWARD] = self.reward == "win"
-        v[E.C_AUTORESET] = autoreset
-        v[E.C_DEALER] = self.dealer
-        return np.concatenate([v, offset_vector(self.num_players)])

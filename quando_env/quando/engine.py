@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import rng
-from ..layout import Parts
+from ..vector_parts import Parts
 from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, SHARED_PROBLEM, Problems,
                     episode_ends, first_error, shared_fields_ok, step_ends, step_starts)
 from .cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, MAX_SET, NUM_CARDS, NUM_VALUES, PAIR_TO_CARD, PASS,

@@ -2,7 +2,9 @@
 import numpy as np
 
 from ..checks import rule, shown, to_int
-from ..core import Game, Kernels
+from ..core import Game
+from ..game_info import GameInfo
+from ..kernels import Kernels
 from . import action_features as AF
 from . import engine as E
 from .determinize import draw_states
@@ -21,17 +23,12 @@ class VectorGame(Game):
     round's dealer (R6).
     """
 
-    name = "quando"
-    num_actions = NUM_ACTIONS
-    action_names = ACTION_NAMES
+    game_info = GameInfo(name="quando", num_actions=NUM_ACTIONS, action_names=ACTION_NAMES,
+                         record_format="quando-record/2", setup_keys=("deck", "dealer"), seat_info_keys=("hand_sum",),
+                         knock_action=KNOCK, higher_total_wins=False)
     state_dtype = E.STATE_DTYPE
     state_problems = E.STATE_PROBLEMS
     config_class = Config
-    setup_keys = ("deck", "dealer")
-    record_format = "quando-record/2"
-    seat_info_keys = ("hand_sum",)
-    knock_action = KNOCK
-    higher_total_wins = False
     kernels = Kernels(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
                       observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel,
                       check=E.check_kernel, action_features=AF.action_features_kernel)

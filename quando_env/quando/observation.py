@@ -7,7 +7,7 @@ and only cards whose both sides the observer has seen appear under their number 
 import numpy as np
 from numba import njit, prange
 
-from ..layout import Parts
+from ..vector_parts import Parts
 from . import engine as E
 from .cards import CARD_VALUES, NUM_CARDS
 

@@ -6,7 +6,9 @@ a lone `7` means the viewer has not seen its other side. Only what the viewer ha
 """
 import numpy as np
 
-from ..core import Narrator as BaseNarrator, make_config
+from ..narration import Narrator as BaseNarrator
+
+from ..options import make_config
 from . import engine as E
 from .cards import (CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PASS, TAKE_DOWN, TAKE_UP, action_name, is_set,
                     is_straight, set_count)

@@ -17,7 +17,7 @@ import zlib
 from html import escape
 
 from ..adapters import record as rec
-from ..core import make_config
+from ..options import make_config
 from .assets import static_text
 from ..svg import svg
 

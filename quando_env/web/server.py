@@ -102,7 +102,7 @@ class Protocol(H11Protocol):
         if len(self.connections) >= self.limit_concurrency:
             oldest = next(iter(self.waiting), None)
             if oldest is not None:
-                oldest._close()
+                oldest.close_idle()
         self.waiting[self] = None
 
     def data_received(self, data: bytes) -> None:
@@ -127,14 +127,14 @@ class Protocol(H11Protocol):
         the wait."""
         if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0]:
             if self.head_timer is None:
-                self.head_timer = self.loop.call_later(self.head_seconds, self._close)
+                self.head_timer = self.loop.call_later(self.head_seconds, self.close_idle)
         elif self.conn.their_state is not h11.IDLE:
             self.waiting.pop(self, None)
             if self.head_timer is not None:
                 self.head_timer.cancel()
                 self.head_timer = None
 
-    def _close(self) -> None:
+    def close_idle(self) -> None:
         """Close a connection that has no whole request (uvicorn's own way for an idle one)."""
         self.waiting.pop(self, None)
         if self.conn.their_state is h11.IDLE:
