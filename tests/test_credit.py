@@ -1,4 +1,4 @@
-"""agents.credit and the learner's round credit: the win-probability model is calibrated on games it was not
+"""training.credit and the learner's round credit: the win-probability model is calibrated on games it was not
 fitted on, moves the right way with the totals, loads back as it was saved and refuses bad files; the learner's
 credited rewards telescope to won - the starting chance, and a weight of 0 is the run without it."""
 import json
@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from quando_env.agents import credit
-from quando_env.agents.learner import LEARNER, Hyper, Learner
+from quando_env.training import credit
+from quando_env.training.learner import LEARNER, Hyper, Learner
 
 SHIPPED = ("quando", "cabo", "help")
 

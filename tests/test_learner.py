@@ -1,4 +1,4 @@
-"""quando_env.agents.learner and learned: learning happens, runs repeat, decisions earn the right rewards, the policy
+"""quando_env.training.learner and learned: learning happens, runs repeat, decisions earn the right rewards, the policy
 sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
 malformed files are refused."""
 import dataclasses
@@ -14,9 +14,10 @@ import tiny_game
 
 from quando_env.agents import make_agent
 from quando_env.agents.base import Agent
-from quando_env.agents.evaluation import play_match
+from quando_env.evaluation.matches import play_match
 from quando_env.agents.learned import FORMAT, LearnedAgent, default_model, load_model, save_model
-from quando_env.agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main, parse_args
+from quando_env.training.learner import (DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main,
+                                         parse_args)
 from quando_env.agents.random_agent import RandomAgent
 from quando_env import registry
 from quando_env.provenance import made_by
@@ -398,7 +399,7 @@ def test_seconds_hold_the_whole_run_its_last_evaluation_and_saving_included(tmp_
     """Training stops early enough that the last evaluation and saving end within --seconds: on a fake clock on
     which every evaluation takes 30 s and every iteration 1 s, a 100 s run ends by 100 s, having trained, with
     its last evaluation on its last weights."""
-    from quando_env.agents.learner.run import Run
+    from quando_env.training.learner.run import Run
 
     now = [0.0]
 
@@ -433,8 +434,8 @@ def test_seconds_count_from_the_commands_start_and_the_last_evaluation_ends_by_i
     then `later` (its games grow longer): the run ends by 120 s from the process's start, its last evaluation
     stopped at the deadline with the games that ended by then (whole parts of the evaluation), or none, and it says
     so."""
-    from quando_env.agents.learner import cli
-    from quando_env.agents.learner.run import Run
+    from quando_env.training.learner import cli
+    from quando_env.training.learner.run import Run
 
     now, move = [0.0], [0.02]
 
@@ -461,7 +462,7 @@ def test_seconds_count_from_the_commands_start_and_the_last_evaluation_ends_by_i
 
 def test_a_processs_age_counts_from_its_start():
     r = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); "
-                        "from quando_env.agents.budget import process_age; print(time.perf_counter() - t, "
+                        "from quando_env.training.budget import process_age; print(time.perf_counter() - t, "
                         "process_age())"], capture_output=True, text=True, timeout=120)
     since_first_line, age = map(float, r.stdout.split())
     assert since_first_line < age < since_first_line + 60, r.stderr[-2000:]     # the interpreter started first
@@ -517,7 +518,7 @@ def test_the_finishing_stage_starts_from_the_runs_best_model_and_a_resumed_run_g
                                                                                               capsys):
     """The finishing stage runs in OUT/finish from OUT/best.npz with the game's finish settings over the run's, for
     its decisions; a run stopped before its finishing stage began goes on to it when resumed."""
-    from quando_env.agents.learner import finish
+    from quando_env.training.learner import finish
 
     settings = finish("help")[0]
     monkeypatch.setitem(registry.GAMES, "help", dataclasses.replace(registry.GAMES["help"],
@@ -748,7 +749,7 @@ def test_resume_checks_every_file_it_reads_before_anything_changes(saved_run, ca
 def test_an_evaluations_duration_is_read_back_when_it_is_a_time(tmp_path):
     """What an evaluation took ("seconds", which --seconds reserves for the last one of a resumed run) is checked as
     the other times are; summaries saved before it was kept still read."""
-    from quando_env.agents.learner.run import read_summary
+    from quando_env.training.learner.run import read_summary
 
     e = {"decisions": 0, "win_rate": 0.5, "ci": [0.4, 0.6], "wall_seconds": 1, "mean_round_points": 0.0}
     path = tmp_path / "summary.json"
@@ -837,12 +838,12 @@ def test_decide_draws_its_actions_from_the_policys_probabilities(method):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradients(game):
-    """agents.sparse: the learner's forward and backward from the observations' nonzeros equal the dense ones
+    """training.sparse: the learner's forward and backward from the observations' nonzeros equal the dense ones
     (real observations, plus an all-zero row and a batch of zeros)."""
     import torch
 
-    from quando_env.agents import sparse
-    from quando_env.agents.learner import Net
+    from quando_env.training import sparse
+    from quando_env.training.learner import Net
 
     learner = small_learner(game)
     obs = np.concatenate([learner.seat_view()[0], np.zeros((1, learner.obs_dim), np.float32)])
@@ -859,9 +860,9 @@ def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradi
 
 
 def test_a_minibatch_taken_from_a_rollouts_nonzeros_is_the_minibatchs_own_nonzeros():
-    """agents.sparse.SparseRows.take (the update finds a rollout's nonzeros once): the same arrays as finding
+    """training.sparse.SparseRows.take (the update finds a rollout's nonzeros once): the same arrays as finding
     the rows' nonzeros again, for rows in any order, repeated, empty, and an all-zero row."""
-    from quando_env.agents import sparse
+    from quando_env.training import sparse
 
     rng = np.random.default_rng(0)
     x = ((rng.random((60, 40)) < 0.1) * rng.random((60, 40))).astype(np.float32)
@@ -882,7 +883,7 @@ def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones
     move, anchor and PPO loss equal those computed on the (B, num_actions) outputs it stands for, gradients too."""
     import torch
 
-    from quando_env.agents.learner import Legal, dense, legal_moves, ppo_loss
+    from quando_env.training.learner import Legal, dense, legal_moves, ppo_loss
 
     learner = small_learner(game, move_hidden=(16, 8), anchor=2.0)
     for p in learner.net.parameters():
@@ -913,11 +914,11 @@ def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones
 
 
 def test_acting_on_the_nonzeros_follows_the_weights_as_they_change():
-    """agents.sparse.linear without gradients (acting) gives the dense layer's outputs, also after the weight
+    """training.sparse.linear without gradients (acting) gives the dense layer's outputs, also after the weight
     changes in place (an optimizer step, a restored state)."""
     import torch
 
-    from quando_env.agents import sparse
+    from quando_env.training import sparse
 
     layer = torch.nn.Linear(40, 5)
     x = ((np.random.default_rng(1).random((6, 40)) < 0.2) * 1.0).astype(np.float32)
@@ -1001,7 +1002,8 @@ def shipped(saved, tmp_path, monkeypatch):
 
 
 def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(shipped, capsys):
-    from quando_env.agents import check_agent, evaluate_cli
+    from quando_env.agents import check_agent
+    from quando_env.evaluation import cli as evaluate_cli
     from quando_env import cli
 
     check_agent("learned", "help", num_players=4)

@@ -12,9 +12,9 @@ import pytest
 
 import quando_env
 from quando_env.agents import make_agent
-from quando_env.agents.evaluate_cli import main
-from quando_env.agents.evaluation import play_match
-from quando_env.agents.plots import ratings_figures, summary_figures
+from quando_env.evaluation.cli import main
+from quando_env.evaluation.matches import play_match
+from quando_env.evaluation.plots import ratings_figures, summary_figures
 from quando_env.agents.quando import HeuristicAgent as QuandoHeuristic
 from quando_env.registry import game_class, game_names, gym_id
 

@@ -44,7 +44,7 @@ class Net(nn.Module):
             nn.init.zeros_(self.move_out.weight)
 
     def forward(self, x, moves=None):
-        """x: a tensor of observations, or their nonzeros (agents.sparse: the same result, faster); moves: the
+        """x: a tensor of observations, or their nonzeros (training.sparse: the same result, faster); moves: the
         legal moves (rows, actions, features (L, F)) for a model with a move scorer. Returns (policy outputs,
         values): outputs (B, num_actions), or with a scorer `Legal`: the legal moves' outputs alone (Cabo has about
         6 legal of 350 actions, and the scorer's rows are most of the work)."""

@@ -22,11 +22,11 @@ from quando_env.checks import need, shown
 from quando_env.registry import game_class
 
 from .. import sparse
-from ..learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
+from quando_env.agents.learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
 from .hyper import Hyper
 from .losses import loss_function
 from .net import Legal, Net, as_tensors, dense, masked_log_probs, masked_probs
-from .rollout import Rollout, Transition
+from .buffer import Rollout, Transition
 from .state import check_state, read_state
 
 LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
@@ -47,7 +47,7 @@ class Learner:
     """The state of a run: the games, the network, the optimizer, the pool, the rollout buffer, the counters."""
 
     def __init__(self, hp: Hyper, heuristic=None):
-        from .. import game_agents, make_agent
+        from quando_env.agents import game_agents, make_agent
 
         self.hp = hp
         thread_counts(hp.threads)
