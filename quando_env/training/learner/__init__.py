@@ -48,8 +48,9 @@ The package, one concept a module, in reading order:
 - `net`: the network (`Net`, its move scorer's `Legal` outputs) and the masked softmax it acts by;
 - `losses`: what an update minimizes, per method and phase (PPO, imitation, DMC);
 - `buffer`: the buffer of one rollout's decisions (`Rollout`, its arrays a `Transition`);
+- `collect`: collecting a rollout (`Collector`: the games, who plays their seats, acting, the rewards);
 - `state`: what resuming reads of a saved run, checked;
-- `loop`: the learner itself (`Learner`: collect, reward, learn, save, resume);
+- `loop`: the learner itself (`Learner`: the plan, advantages, updates, the model, save, resume);
 - `run`: a run folder (`Run`: log, TensorBoard, evaluations, best.npz, curve.png, summary.json);
 - `cli`: the command line (`parse_args`, `main`); `__main__` runs it.
 
@@ -57,20 +58,22 @@ Every name is importable from the package itself (`from quando_env.training.lear
 """
 from .hyper import (AGAINST_HEURISTIC, DEFAULT_DECISIONS, FINISH, MAX_ROLLOUT, MAX_ROUND_CREDIT, MAX_THREADS,
                     OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper, default_decisions, finish, recipe)
-from .net import Legal, Net, as_tensors, dense, legal_moves, masked_log_probs, masked_probs, policy_terms
+from .net import Legal, Net, anchored, as_tensors, dense, legal_moves, masked_log_probs, masked_probs, policy_terms
 from .losses import LOSSES, dmc_imitation_loss, dmc_loss, imitation_loss, loss_function, ppo_loss
 from .buffer import Rollout, Transition
+from .collect import LEARNER, Collector
 from .state import check_state, is_pcg64_state, read_state
-from .loop import LEARNER, Diverged, Learner, thread_counts
+from .loop import Diverged, Learner, thread_counts
 from .run import Run, open_run, phase, plot_curve, read_summary
 from .cli import finish_args, main, parse_args, parser, read_recipe, saved_hyper, train_stage
 
 __all__ = ["AGAINST_HEURISTIC", "DEFAULT_DECISIONS", "FINISH", "MAX_ROLLOUT", "MAX_ROUND_CREDIT", "MAX_THREADS",
            "OTHER_GAMES_DECISIONS", "RECIPES", "SEED_MAX32", "Hyper", "default_decisions", "finish", "recipe",
-           "Legal", "Net", "as_tensors", "dense", "legal_moves", "masked_log_probs", "masked_probs", "policy_terms",
+           "Legal", "Net", "anchored", "as_tensors", "dense", "legal_moves", "masked_log_probs", "masked_probs",
+           "policy_terms",
            "LOSSES", "dmc_imitation_loss", "dmc_loss", "imitation_loss", "loss_function", "ppo_loss",
-           "Rollout", "Transition",
+           "Rollout", "Transition", "LEARNER", "Collector",
            "check_state", "is_pcg64_state", "read_state",
-           "LEARNER", "Diverged", "Learner", "thread_counts",
+           "Diverged", "Learner", "thread_counts",
            "Run", "open_run", "phase", "plot_curve", "read_summary",
            "finish_args", "main", "parse_args", "parser", "read_recipe", "saved_hyper", "train_stage"]

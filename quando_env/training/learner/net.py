@@ -110,6 +110,17 @@ def legal_moves(masks: np.ndarray, feats: np.ndarray, device="cpu") -> tuple:
     return as_tensors((*np.nonzero(masks), feats), device)
 
 
+def anchored(logits, anchor, weight: float):
+    """The policy's outputs: the network's `logits` (dense or Legal), plus `weight` on the heuristic's moves
+    `anchor` (a tensor of actions; None: the logits as they are), as agents.learned plays an anchored model."""
+    if anchor is None:
+        return logits
+    if isinstance(logits, Legal):
+        return logits.add(anchor, weight)
+    rows = torch.arange(len(anchor), device=logits.device)
+    return logits.index_put((rows, anchor), logits.new_tensor(weight), accumulate=True)
+
+
 def as_tensors(moves: tuple | None, device="cpu") -> tuple | None:
     """(rows, actions, features) arrays as tensors on the device (None stays None)."""
     return None if moves is None else tuple(torch.from_numpy(np.ascontiguousarray(x)).to(device) for x in moves)
