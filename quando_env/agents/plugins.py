@@ -17,12 +17,20 @@ import traceback
 from pathlib import Path
 
 from quando_env.checks import check_plays
-from quando_env.named_agents import parameters
 
 from .base import Agent
 
 BUILT_IN_PATHS = ("ppo", "learned", "rllib")     # the built-in names that take NAME:PATH
 
+
+
+def parameters(function) -> dict:
+    """The parameters a function takes by keyword ({} when it does not say): what a caller may offer it."""
+    try:
+        params = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {k: p for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 def is_plugin(name: str) -> bool:
     """A plug-in spec (TARGET:ATTR), not a built-in name nor ppo:PATH, learned:PATH or rllib:CHECKPOINT."""
