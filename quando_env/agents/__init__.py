@@ -22,6 +22,8 @@ from .random_agent import RandomAgent
 from .rollout import RolloutAgent
 from .search import SearchAgent
 
+moved.install()                 # the old paths of the modules that moved to training and evaluation
+
 __all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "SearchAgent", "agent_name",
            "check_agent", "game_agents", "make_agent"]
 
@@ -29,12 +31,10 @@ __all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "Se
 # play through the quando_env.agents entry point) show this.
 NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, search (the rollout search's fast teacher), "
               "ppo (the shipped model), ppo:PATH, learned (the shipped learned model), learned:PATH (a model of "
-              "training.learner), rllib:CHECKPOINT, or your own agent: FILE.py:NAME or package.module:NAME (a class or "
+              "agents.learner), rllib:CHECKPOINT, or your own agent: FILE.py:NAME or package.module:NAME (a class or "
               "factory there, see docs/agents.md); ppo:PATH and rllib:CHECKPOINT run code from their file as they "
               "load it (pickle), and a plug-in's file or module runs as it is imported, so load only files you "
               "trust")
-
-moved.install()                 # the old paths of the modules that moved to training and evaluation
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -116,7 +116,7 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
 def make_agent(name: str, seed: int | None = None, *, game: str, num_players: int = 4, options: dict | None = None,
                **kwargs) -> Agent:
     """An agent by its command-line name (NAMES_HELP) for games of `num_players` players: random, rollout, search,
-    ppo, ppo:PATH, learned, learned:PATH (a model of training.learner, refused here unless made for this game and player
+    ppo, ppo:PATH, learned, learned:PATH (a model of agents.learner, refused here unless made for this game and player
     count), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), one of the game's own
     (greedy, heuristic), or a plug-in FILE.py:NAME / package.module:NAME (agents.plugins: NAME is called with
     those of game, num_players, seed, the options and kwargs that it names). options: the game's options (e.g.

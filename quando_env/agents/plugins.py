@@ -23,15 +23,6 @@ from .base import Agent
 BUILT_IN_PATHS = ("ppo", "learned", "rllib")     # the built-in names that take NAME:PATH
 
 
-
-def parameters(function) -> dict:
-    """The parameters a function takes by keyword ({} when it does not say): what a caller may offer it."""
-    try:
-        params = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return {}
-    return {k: p for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-
 def is_plugin(name: str) -> bool:
     """A plug-in spec (TARGET:ATTR), not a built-in name nor ppo:PATH, learned:PATH or rllib:CHECKPOINT."""
     return ":" in name and name.partition(":")[0] not in BUILT_IN_PATHS
@@ -142,6 +133,15 @@ def check(spec: str, game: str) -> None:
     """Refuse a plug-in that make(spec, game) would refuse before building it: a bad spec, file or module, no
     such attribute, a class that is no agent or declares another game. Imports the file or module."""
     check_plays(load(spec), game, f"agent {spec!r}")
+
+
+def parameters(function) -> dict:
+    """The parameters a function takes by keyword ({} when it does not say): what a caller may offer it."""
+    try:
+        params = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {k: p for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
 def make(spec: str, game: str, offered: dict) -> Agent:

@@ -92,7 +92,7 @@ class RolloutAgent(Agent):
         its worlds, oriented so that higher is better for the agent (minus the points-based score the search
         minimizes), NaN for actions not searched (every action of a decision with one legal move), and the
         action act() would choose with the same streams (advanced as act() advances them). What a search
-        teaches a network (training.distill): how much better each move is, not only which one is chosen."""
+        teaches a network (agents.distill): how much better each move is, not only which one is chosen."""
         obs = np.ascontiguousarray(obs, np.float32)
         masks = np.ascontiguousarray(masks, bool)
         if obs.ndim != 2 or masks.ndim != 2 or len(obs) != len(masks) or not masks.any(axis=1).all():
