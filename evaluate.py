@@ -2,7 +2,7 @@
 in this process, or as Ray tasks on every CPU of this machine (`--ray local`) or of a cluster (`--ray ADDRESS`).
 
 See `python evaluate.py --help` (installed: `python -m quando_env evaluate`); the logic lives in
-quando_env/agents/evaluate_cli.py and quando_env/agents/evaluation.py."""
+quando_env/evaluation/cli.py and quando_env/evaluation/matches.py."""
 import sys
 
 from quando_env.cli import agent_commands

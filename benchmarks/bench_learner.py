@@ -1,17 +1,17 @@
-"""Decisions of experience collected and trained on per second: quando_env.agents.learner against SB3 MaskablePPO on
+"""Decisions of experience collected and trained on per second: quando_env.training.learner against SB3 MaskablePPO on
 quando_env.make_vec_env, per game, all measured in the same run.
 
     python benchmarks/bench_learner.py [--seconds 10] [--games quando cabo help] [--threads 1] [--device cpu]
 
 All rows train by PPO against the game's heuristic players (4 players). The learner runs its game's recipe
-(quando_env.agents.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner too (its
-self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
+(quando_env.training.learner.RECIPES, warm start excluded): in `learner` some of the other seats are the learner
+too (its self-play share) and their decisions are experience as well; `learner, 1 seat` plays one seat per game, as SB3
 does; `learner, move scorer` adds the policy that scores each legal move from its features (move_hidden as named;
 Cabo's finishing stage trains (64, 32)). The learner collects the next rollout in a second thread while it learns
 from the last (Hyper.overlap, on by default: two cores); `no overlap` rows do one after the other.
 --device cuda runs the learner's network on a GPU (the SB3 rows stay on the CPU; --learner-only skips them).
 SB3 runs three times: with the learner's settings (its usual separate policy and value networks of the same
-widths, the same epochs, minibatch, and experience per update), and with agents.training's (32 envs, n_steps 256,
+widths, the same epochs, minibatch, and experience per update), and with training.sb3's (32 envs, n_steps 256,
 minibatch 1024, 4 epochs, 256x256 policy and value networks, no hint), and a third time with MaskablePPO's own
 defaults (n_steps 2048, minibatch 64, 10 epochs, 64x64 networks) on 16 envs. Each row first runs one untimed update
 (compilation, warm-up), then whole updates for about --seconds; a rate is decisions of the learner's seats over
@@ -22,7 +22,7 @@ import argparse
 import time
 
 from quando_env.agents import game_agents
-from quando_env.agents.learner import RECIPES, Hyper, Learner
+from quando_env.training.learner import RECIPES, Hyper, Learner
 from quando_env.registry import game_class
 
 
@@ -104,7 +104,7 @@ def main():
         old = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players, **TRAIN_PY)
         default = skip if args.learner_only else sb3_rate(game, args.seconds, hp.num_players, **DEFAULTS)
         for name, (rate, cpu_rate) in (*learner_rows, ("SB3 MaskablePPO, learner's settings", same),
-                                       ("SB3 MaskablePPO, agents.training's settings", old),
+                                       ("SB3 MaskablePPO, training.sb3's settings", old),
                                        ("SB3 MaskablePPO, its default settings", default)):
             rows.append((game, name, rate, cpu_rate, rate / same[0], rate / old[0], rate / default[0]))
     print(f"PPO against heuristic players, 4 players, {args.threads} torch thread(s), the learner's network on "

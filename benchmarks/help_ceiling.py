@@ -26,7 +26,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from quando_env.agents import RandomAgent
-from quando_env.agents.evaluation import wilson
+from quando_env.evaluation.matches import wilson
 from quando_env.agents.help import GreedyAgent, HeuristicAgent, search_kit
 from quando_env.agents.rollout import RolloutAgent
 from quando_env.help import VectorGame

@@ -16,7 +16,7 @@ import numpy as np
 
 from quando_env.agents import make_agent
 from quando_env.agents.base import Agent
-from quando_env.agents.evaluation import MAX_GAMES, play_match
+from quando_env.evaluation.matches import MAX_GAMES, play_match
 from quando_env import argtypes
 from quando_env.quando.cards import KNOCK
 

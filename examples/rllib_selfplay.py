@@ -16,7 +16,7 @@ import time
 
 import ray
 from quando_env.agents import make_agent
-from quando_env.agents.evaluation import format_table, play_match
+from quando_env.evaluation.matches import format_table, play_match
 from quando_env.agents.rllib_agent import RLlibAgent
 from quando_env.integrations import init_ray
 from quando_env.integrations.rllib import ILLEGAL_ACTIONS, ppo_config

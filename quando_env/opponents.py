@@ -1,8 +1,6 @@
-"""The agents at a table's other seats, by name, for every front end (terminal play, the browser, warmup):
-the names checked before a game starts, each agent built with its own seed, and the one error type a front end
-reports in one line."""
-import numpy as np
-
+"""The agents at a table's other seats, by name, for every front end (terminal play, the browser, warmup): the
+names checked before a game starts, each agent built with its own seed, and the one error type a front end
+reports in one line. Every name, random included, means what quando_env.agents says (through named_agents)."""
 from . import named_agents
 
 
@@ -10,47 +8,35 @@ class PlayError(Exception):
     """A problem to report to the user in one line (bad option, opponent not available, agent failure)."""
 
 
-class RandomOpponent:
-    """Uniform over the legal moves, from a seeded numpy Generator."""
-
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs, mask) -> int:
-        return int(self.rng.choice(np.flatnonzero(mask)))
-
-
 def opponent_names(spec: str, n: int, humans: int = 1) -> list[str]:
-    """The agents' names of `spec` for the n - humans agent seats of an n-player table: one name for all, or
-    one per agent seat separated by commas."""
+    """The agents' names of `spec` for the n - humans agent seats of an n-player table, as the agents package
+    spells them: one name for all, or one per agent seat separated by commas."""
     k = n - humans
     names = [x.strip() for x in str(spec).split(",")]
-    # a name is case-blind (RANDOM, PPO:PATH); a file or module keeps its case (my_agents.py:MyAgent, MyModule:Agent)
-    names = [key.lower() + sep + arg if key.isalpha() and (key.islower() or key.isupper()) else key + sep + arg
-             for key, sep, arg in (x.partition(":") for x in names)]
     if any(not x for x in names) or len(names) not in (1, k):
         raise PlayError(f"{spec!r}: give one name for all {k} opponents or {k} names "
                         f"separated by commas (names: {named_agents.names_help()})")
+    try:
+        names = [named_agents.spelled(x) for x in names]
+    except named_agents.Unavailable as e:
+        raise PlayError(str(e)) from None
     return names * k if len(names) == 1 else names
 
 
 def check_opponents(spec: str, n: int, game: str, humans: int = 1) -> list[str]:
     """The opponents' names of --opponents for n players (`humans` of them people), each checked by the agents
-    package's check_agent (when its module has one) without building anything; PlayError for a bad one."""
+    package's check_agent without building anything; PlayError for a bad one."""
     names = opponent_names(spec, n, humans)
-    for name in sorted(set(names) - {"random"}):
+    for name in sorted(set(names)):
         try:
             named_agents.check(name, game, n)
         except Exception as e:
-            raise PlayError(f"{e}. Play against --opponents random instead." if isinstance(e, named_agents.Unavailable)
-                            else str(e)) from None
+            raise PlayError(str(e)) from None
     return names
 
 
 def make_opponent(name: str, seat: int, seed: int, game, options: dict | None = None):
     """The opponent `name` for `seat` of `game` (played with the game's `options`, e.g. edition)."""
-    if name == "random":
-        return RandomOpponent(seed)
     try:
         return named_agents.make(name, game.name, game.num_players, seed=seed, options=options)
     except Exception as e:

@@ -4,7 +4,7 @@ import pytest
 
 from quando_env.agents import make_agent
 from quando_env.agents.cabo import GreedyAgent, HeuristicAgent
-from quando_env.agents.evaluation import play_match
+from quando_env.evaluation.matches import play_match
 from quando_env.cabo_v0 import VectorGame
 
 

@@ -8,8 +8,8 @@ import types
 
 import pytest
 
-from quando_env.agents import evaluate_cli, evaluation
-from quando_env.agents import training
+from quando_env.evaluation import cli as evaluate_cli, matches
+from quando_env.training import sb3
 from quando_env import cli
 
 
@@ -27,7 +27,7 @@ def no_games(monkeypatch):
     """Make playing any batch fail the test: a refused command line plays nothing."""
     def play_batch(*a, **k):
         raise AssertionError("a game was played before the options were checked")
-    monkeypatch.setattr(evaluation, "play_batch", play_batch)
+    monkeypatch.setattr(matches, "play_batch", play_batch)
 
 
 # ---------------------------------------------------------------- output paths, checked before the work
@@ -57,13 +57,13 @@ def test_play_refuses_a_record_path_it_cannot_write(tmp_path, capsys):
 
 def test_train_refuses_outputs_it_cannot_write_and_creates_no_folder(tmp_path, capsys):
     (tmp_path / "a_file").write_text("x")
-    line = refused(training.parse_args, ["--save-to", str(tmp_path / "new" / "model.zip")], capsys)
+    line = refused(sb3.parse_args, ["--save-to", str(tmp_path / "new" / "model.zip")], capsys)
     assert "argument --save-to:" in line and not (tmp_path / "new").exists()
-    assert "must end in .zip" in refused(training.parse_args, ["--save-to", str(tmp_path / "model")], capsys)
-    assert "argument --out:" in refused(training.parse_args, ["--out", str(tmp_path / "a_file" / "run")], capsys)
-    args = training.parse_args(["--save-to", str(tmp_path / "model.zip"), "--out", str(tmp_path / "run" / "x")])
+    assert "must end in .zip" in refused(sb3.parse_args, ["--save-to", str(tmp_path / "model")], capsys)
+    assert "argument --out:" in refused(sb3.parse_args, ["--out", str(tmp_path / "a_file" / "run")], capsys)
+    args = sb3.parse_args(["--save-to", str(tmp_path / "model.zip"), "--out", str(tmp_path / "run" / "x")])
     assert args.out == str(tmp_path / "run" / "x") and not (tmp_path / "run").exists()
-    assert training.parse_args(["--game", "cabo"]).out == "runs/ppo_cabo"
+    assert sb3.parse_args(["--game", "cabo"]).out == "runs/ppo_cabo"
 
 
 # ---------------------------------------------------------------- numbers and names
@@ -125,15 +125,15 @@ def test_evaluate_rollout_samples_are_used_as_given():
     (["--game", "help", "--players", "2"], "--players"),
 ])
 def test_train_refuses_bad_numbers_naming_the_option(capsys, argv, option):
-    assert f"argument {option}:" in refused(training.parse_args, argv, capsys)
+    assert f"argument {option}:" in refused(sb3.parse_args, argv, capsys)
 
 
 def test_train_resume_needs_an_existing_file_and_names_it(tmp_path, capsys):
     """--resume x used to look for x.zip.zip after the run had started."""
-    line = refused(training.parse_args, ["--resume", str(tmp_path / "x")], capsys)
+    line = refused(sb3.parse_args, ["--resume", str(tmp_path / "x")], capsys)
     assert "argument --resume:" in line and "no such file" in line and ".zip.zip" not in line
     (tmp_path / "x").write_bytes(b"")
-    assert training.parse_args(["--resume", str(tmp_path / "x")]).resume == str(tmp_path / "x")
+    assert sb3.parse_args(["--resume", str(tmp_path / "x")]).resume == str(tmp_path / "x")
 
 
 @pytest.mark.parametrize("argv,option", [
@@ -154,7 +154,7 @@ def test_ray_that_does_not_answer_ends_with_one_line(monkeypatch, capsys):
         def __init__(self, address):
             raise TimeoutError("no answer from 127.0.0.1:1 within 30 s\n(more Ray log lines)")
 
-    monkeypatch.setitem(sys.modules, "quando_env.agents.ray_tasks", types.SimpleNamespace(RayRunner=RayRunner))
+    monkeypatch.setitem(sys.modules, "quando_env.evaluation.ray_tasks", types.SimpleNamespace(RayRunner=RayRunner))
     no_games(monkeypatch)
     assert evaluate_cli.main(["--agents", "random", "random", "--games", "2", "--ray", "127.0.0.1:1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -164,14 +164,14 @@ def test_ray_that_does_not_answer_ends_with_one_line(monkeypatch, capsys):
 # ---------------------------------------------------------------- Ctrl-C
 def interrupt_on_call(monkeypatch, k: int):
     """Let play_batch run k - 1 batches, then raise KeyboardInterrupt (what Ctrl-C raises) in the k-th."""
-    real, calls = evaluation.play_batch, []
+    real, calls = matches.play_batch, []
 
     def play_batch(*a, **kw):
         calls.append(1)
         if len(calls) == k:
             raise KeyboardInterrupt
         return real(*a, **kw)
-    monkeypatch.setattr(evaluation, "play_batch", play_batch)
+    monkeypatch.setattr(matches, "play_batch", play_batch)
 
 
 def test_ctrl_c_during_a_match_writes_the_finished_games_marked_partial(tmp_path, capsys, monkeypatch):
@@ -213,7 +213,7 @@ def test_ctrl_c_before_any_game_finished_is_one_line_and_writes_nothing(tmp_path
 
 def test_ctrl_c_during_training_saves_the_latest_model_and_its_history(tmp_path, capsys, monkeypatch):
     """The first evaluation (at step 0) runs; Ctrl-C comes in the second, after some PPO updates."""
-    from quando_env.agents import budget
+    from quando_env.training import budget
 
     real, calls = budget.play_match, []
 
@@ -224,11 +224,11 @@ def test_ctrl_c_during_training_saves_the_latest_model_and_its_history(tmp_path,
         return real(*a, **kw)
     monkeypatch.setattr(budget, "play_match", play_match)       # (the evaluations' games: 2, one part)
     out = tmp_path / "run"
-    rc = training.main(["--timesteps", "2048", "--envs", "2", "--bc-games", "0", "--eval-every", "512",
+    rc = sb3.main(["--timesteps", "2048", "--envs", "2", "--bc-games", "0", "--eval-every", "512",
                         "--eval-games", "2", "--out", str(out), "--no-progress", "--time-limit", "0"])
     assert rc == 130
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last == (f"python -m quando_env.agents.training: interrupted at 512 timesteps: latest model saved to "
+    assert last == (f"python -m quando_env.training.sb3: interrupted at 512 timesteps: latest model saved to "
                     f"{out / 'final_model.zip'}, evaluation history to {out / 'eval_history.json'}")
     hist = json.loads((out / "eval_history.json").read_text())
     assert [h["timesteps"] for h in hist] == [0]
@@ -243,7 +243,7 @@ def test_help_and_docstrings_say_that_model_files_run_code(capsys):
 
     with pytest.raises(SystemExit):
         cli.parse_args(["play", "--help"])
-    for text in (evaluate_cli.parser().format_help(), training.parser().format_help(), capsys.readouterr().out,
+    for text in (evaluate_cli.parser().format_help(), sb3.parser().format_help(), capsys.readouterr().out,
                  make_agent.__doc__, PPOAgent.__doc__, sys.modules[RLlibAgent.__module__].__doc__):
         text = " ".join(text.split())
         assert "only files you trust" in text or "only checkpoints you trust" in text
@@ -251,8 +251,8 @@ def test_help_and_docstrings_say_that_model_files_run_code(capsys):
 
 def test_train_refuses_a_resume_file_that_is_no_model_in_one_line_before_writing(tmp_path, capsys):
     (tmp_path / "x.zip").write_bytes(b"not a zip")
-    rc = training.main(["--resume", str(tmp_path / "x.zip"), "--out", str(tmp_path / "run"), "--no-progress"])
+    rc = sb3.main(["--resume", str(tmp_path / "x.zip"), "--out", str(tmp_path / "run"), "--no-progress"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and \
-        err[0].startswith("python -m quando_env.agents.training: error: argument --resume:")
+        err[0].startswith("python -m quando_env.training.sb3: error: argument --resume:")
     assert not (tmp_path / "run").exists()

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quando_env.agents import check_agent, evaluate_cli, training
+from quando_env.agents import check_agent
+from quando_env.evaluation import cli as evaluate_cli
+from quando_env.training import sb3
 from quando_env import cli
 from quando_env.checks import SEED_MAX
 from quando_env.options import make_config
@@ -133,7 +135,7 @@ def test_train_command_lines_parse_into_valid_runs_or_exit_2_naming_the_option(o
     @SETTINGS
     @given(argv_of(options))
     def prop(argv):
-        args, line = outcome(training.parse_args, argv)
+        args, line = outcome(sb3.parse_args, argv)
         if args is None:
             assert names_an_option(line, argv), (argv, line)
             return
@@ -174,7 +176,7 @@ def test_demo_and_play_command_lines_parse_into_valid_runs_or_exit_2_naming_the_
 
 
 def test_learner_command_lines_parse_into_valid_runs_or_exit_2_naming_the_option(out_paths, tmp_path, monkeypatch):
-    from quando_env.agents import learner
+    from quando_env.training import learner
 
     monkeypatch.chdir(tmp_path)      # the default --out (runs/learned_GAME) holds no saved run here
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import quando_env
-from quando_env.agents import evaluate_cli
+from quando_env.evaluation import cli as evaluate_cli
 from quando_env.cli import main, parse_args
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_display_names_are_checked(capsys):
 
 def test_chart_titles_name_the_games_and_seed(tmp_path, monkeypatch):
     titles = []
-    import quando_env.agents.plots as plots
+    import quando_env.evaluation.plots as plots
 
     monkeypatch.setattr(plots, "plot_summary", lambda summary, out, title, **kw: titles.append(title) or [])
     evaluate(tmp_path, "--agents", "random", "random", "--games", "3", "--seed", "9", "--plot", str(tmp_path))
@@ -104,7 +104,7 @@ def test_records_are_for_matches(capsys, tmp_path):
 
 
 def test_long_agent_names_are_slanted_on_chart_axes(tmp_path):
-    from quando_env.agents import plots
+    from quando_env.evaluation import plots
 
     row = {"win_rate": 0.5, "win_rate_ci95": [0.4, 0.6], "mean_round_points": 3.0}
     figures = plots.summary_figures({"learned:runs/long/best.npz": row, "heuristic": row})

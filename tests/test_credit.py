@@ -1,4 +1,4 @@
-"""agents.credit and the learner's round credit: the win-probability model is calibrated on games it was not
+"""training.credit and the learner's round credit: the win-probability model is calibrated on games it was not
 fitted on, moves the right way with the totals, loads back as it was saved and refuses bad files; the learner's
 credited rewards telescope to won - the starting chance, and a weight of 0 is the run without it."""
 import json
@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from quando_env.agents import credit
-from quando_env.agents.learner import LEARNER, Hyper, Learner
+from quando_env.training import credit
+from quando_env.training.learner import LEARNER, Hyper, Learner
 
 SHIPPED = ("quando", "cabo", "help")
 
@@ -155,16 +155,16 @@ def test_round_credit_adds_its_weight_times_each_rounds_change_and_nothing_else(
     times the recorded changes of the seats' chances, which move only at rounds' and games' ends."""
     plain, credited = quando_learner(rollout_steps=1200), quando_learner(rollout_steps=1200, round_credit=0.5)
     changes = []
-    change = credited.win_change
+    change = credited.collector.win_change
 
     def record(ended, won):
         c = change(ended, won)
         g = credited.game
         assert (c[~(g.round_over | g.game_over | g.truncated)] == 0).all()
-        changes.append((c, credited.last.copy()))
+        changes.append((c, credited.collector.last.copy()))
         return c
 
-    credited.win_change = record
+    credited.collector.win_change = record
     plain.collect()
     credited.collect()
     assert plain.count == credited.count
@@ -183,21 +183,21 @@ def test_a_games_credited_rewards_add_up_to_won_less_the_starting_chance():
     game the rewards sum to 2 (won - P_start), won by the game's winners."""
     learner = quando_learner(rollout_steps=1500, self_play_share=1.0, points_coef=0.0, win_reward=0.0,
                              round_credit=2.0)
-    start = learner.credit.start()
+    start = learner.collector.credit.start()
     assert 0.15 < start < 0.35
     ends = []                           # per ended game: (the last decision of each seat, the winners)
-    reward = learner.reward
+    reward = learner.collector.reward
 
     def record(r):
         g = learner.game
         ended = np.flatnonzero(g.game_over | g.truncated)
-        ends.extend((learner.last[e].copy(), g.winners([e])[0]) for e in ended)
+        ends.extend((learner.collector.last[e].copy(), g.winners([e])[0]) for e in ended)
         reward(r)
 
-    learner.reward = record
+    learner.collector.reward = record
     learner.collect()
     b = learner.buf
-    assert len(ends) >= 4 and (learner.owner == LEARNER).all()
+    assert len(ends) >= 4 and (learner.collector.owner == LEARNER).all()
     heads = np.setdiff1d(np.arange(learner.count), b.nxt[:learner.count])   # every chain starts a game
     total_of_last = {}
     for h in heads:

@@ -1,4 +1,4 @@
-"""agents.distill: label shards that are the same however they are made (one call, resumed, split, on Ray), the
+"""training.distill: label shards that are the same however they are made (one call, resumed, split, on Ray), the
 search's candidate values true to its choice, and a network trained on them that plays."""
 import hashlib
 import json
@@ -8,8 +8,8 @@ import pytest
 import tiny_game
 
 from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
-from quando_env.agents.distill import MANIFEST, LabelSettings, label, main, read_shard, shard_path, train
-from quando_env.agents.evaluation import play_match
+from quando_env.training.distill import MANIFEST, LabelSettings, label, main, read_shard, shard_path, train
+from quando_env.evaluation.matches import play_match
 from quando_env.agents.learned import LearnedAgent, load_model
 from quando_env.agents.rollout import SearchKit
 from quando_env import rng
@@ -281,8 +281,8 @@ def test_ray_makes_the_same_shards(ray_local, tmp_path):
 def test_shards_spread_over_a_two_node_cluster_are_the_single_process_ones(ray_two_nodes, tmp_path):
     import ray
 
-    from quando_env.agents.distill import label_shard
-    from quando_env.agents.ray_tasks import RayRunner
+    from quando_env.training.distill import label_shard
+    from quando_env.evaluation.ray_tasks import RayRunner
 
     def on_node(index):
         out = label_shard(settings, index)

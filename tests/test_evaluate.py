@@ -9,8 +9,8 @@ import pytest
 
 from quando_env.agents import Agent, RandomAgent, make_agent
 from quando_env.agents.quando import GreedyAgent, HeuristicAgent
-from quando_env.agents.evaluation import SeatStats, play_match, wilson
-from quando_env.agents.league import lineups, play_league
+from quando_env.evaluation.matches import SeatStats, play_match, wilson
+from quando_env.evaluation.league import lineups, play_league
 from quando_env.quando.observation import offsets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,8 +171,8 @@ def test_cli_errors():
 
 def test_game_option_and_no_abbreviations_in_evaluate_and_train():
     """--game names the game; argparse abbreviations are off, so --game is never read as --games."""
-    from quando_env.agents.evaluate_cli import parser as evaluate_parser
-    from quando_env.agents.training import parser as train_parser
+    from quando_env.evaluation.cli import parser as evaluate_parser
+    from quando_env.training.sb3 import parser as train_parser
 
     args = evaluate_parser().parse_args(["--game", "quando", "--agents", "random", "--games", "3"])
     assert args.game == "quando" and args.games == 3

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from quando_env.agents import make_agent
-from quando_env.agents.evaluation import places, play_match
-from quando_env.agents.league import play_league
+from quando_env.evaluation.matches import places, play_match
+from quando_env.evaluation.league import play_league
 from quando_env.registry import game_class, game_names
 
 

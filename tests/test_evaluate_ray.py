@@ -1,4 +1,4 @@
-"""evaluate.py --ray: match batches as Ray tasks (agents.ray_tasks) give exactly the single-process results.
+"""evaluate.py --ray: match batches as Ray tasks (evaluation.ray_tasks) give exactly the single-process results.
 
 The tests run the CLI in this process on the session's local Ray (the ray_local fixture: 2 CPUs), so
 `--ray local` finds Ray already up and uses it."""
@@ -16,8 +16,8 @@ import pytest
 
 from quando_env.agents import RandomAgent
 from quando_env.agents.cabo import HeuristicAgent as CaboHeuristic
-from quando_env.agents.evaluate_cli import main, parser
-from quando_env.agents.evaluation import Batch, play_match, split_games
+from quando_env.evaluation.cli import main, parser
+from quando_env.evaluation.matches import Batch, play_match, split_games
 from quando_env.agents.quando import GreedyAgent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +89,7 @@ class Recording:
 
 
 def test_a_match_that_fits_one_batch_still_runs_a_task_per_cpu(ray_local):
-    from quando_env.agents.ray_tasks import RayRunner
+    from quando_env.evaluation.ray_tasks import RayRunner
 
     runner = Recording(RayRunner("local"))
     assert runner.num_cpus == ray_local.cluster_resources()["CPU"] == 2
@@ -111,7 +111,7 @@ def test_bad_ray_address_is_refused(capsys):
 
 def test_without_ray_evaluate_never_imports_it_and_a_missing_ray_is_a_clear_error():
     code = ("import sys\n"
-            "from quando_env.agents.evaluate_cli import main\n"
+            "from quando_env.evaluation.cli import main\n"
             "assert main(['--agents', 'random', 'greedy', '--games', '2', '--no-progress']) == 0\n"
             "assert 'ray' not in sys.modules, 'evaluate.py imported ray without --ray'\n"
             "sys.modules['ray'] = None   # what Python does for a package that is not installed: ImportError\n"
@@ -143,7 +143,7 @@ def same_match(a, b) -> bool:
 def test_a_batch_whose_worker_dies_is_retried_and_gives_the_single_process_results(ray_local, tmp_path):
     """The first attempt at the second batch kills its worker process (as the kernel's OOM killer or a lost
     node would); Ray runs the task again (ray_tasks.MAX_RETRIES) and the match equals the one played here."""
-    from quando_env.agents.ray_tasks import MAX_RETRIES, RayRunner
+    from quando_env.evaluation.ray_tasks import MAX_RETRIES, RayRunner
 
     marker = tmp_path / "died"
 
@@ -167,7 +167,7 @@ def test_an_address_where_no_ray_listens_fails_within_30_seconds_naming_it():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]      # closed again when the block ends: nothing listens there
     code = ("import sys\n"
-            "from quando_env.agents.evaluate_cli import main\n"
+            "from quando_env.evaluation.cli import main\n"
             f"sys.exit(main(['--agents', 'random', 'greedy', '--games', '2', '--ray', '127.0.0.1:{port}']))\n")
     t0 = time.monotonic()
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -181,7 +181,7 @@ def test_batches_spread_over_a_two_node_cluster_and_give_the_single_process_resu
     """On a cluster of two nodes (one CPU each) the batches run on both, and the match is the one played here."""
     import ray
 
-    from quando_env.agents.ray_tasks import RayRunner
+    from quando_env.evaluation.ray_tasks import RayRunner
 
     def on_node(play, batch):
         result = play(batch)

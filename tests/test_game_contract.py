@@ -14,7 +14,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import quando_env
 import tiny_game
-from quando_env.agents.evaluation import play_match
+from quando_env.evaluation.matches import play_match
 from quando_env.agents.random_agent import RandomAgent
 from quando_env import record as rec
 from quando_env import registry

@@ -2,12 +2,12 @@
 import pytest
 
 from quando_env.agents import PPOAgent, RandomAgent, check_agent, make_agent, model_path
-from quando_env.agents.distill import LabelSettings
-from quando_env.agents.evaluation import MatchResult, play_match
+from quando_env.training.distill import LabelSettings
+from quando_env.evaluation.matches import MatchResult, play_match
 from quando_env.agents.learned import LearnedAgent
-from quando_env.agents.learner import Hyper
-from quando_env.agents.league import league_result, play_league
-from quando_env.agents.training import heuristic_games, opponent_pool, warm_start
+from quando_env.training.learner import Hyper
+from quando_env.evaluation.league import league_result, play_league
+from quando_env.training.sb3 import heuristic_games, opponent_pool, warm_start
 from quando_env.registry import game_names
 
 CALLS = {

@@ -8,7 +8,7 @@ import tiny_game
 
 from quando_env import bounds, registry
 from quando_env.agents import game_agents
-from quando_env.agents.strength import table
+from quando_env.evaluation.strength import table
 from quando_env.cli.first_use import first_kernels
 from quando_env.cli.warmup import kernel_modules, kernels
 from quando_env.jax import games as jax_games

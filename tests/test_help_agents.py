@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from quando_env.agents import make_agent
-from quando_env.agents.evaluation import play_match
+from quando_env.evaluation.matches import play_match
 from quando_env.agents.help import AGENTS, GreedyAgent, HeuristicAgent, players_from_obs_dim, search_kit
 from quando_env.agents.rollout import RolloutAgent
 from quando_env.help import VectorGame

@@ -1,11 +1,14 @@
 """No module of quando_env (its agents included) imports, at any level (inside functions too), a module that
-imports it back, directly or through others: each seam between two modules runs one way. The imports are read
-from the sources with ast, so an import written inside a function (to break a cycle at run time) still counts."""
+imports it back, directly or through others: each seam between two modules runs one way; and the rooms of the
+agents are layered: the players (quando_env.agents) import neither evaluation nor training, evaluation never
+training. The imports are read from the sources with ast, so an import written inside a function (to break a
+cycle at run time) still counts."""
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("quando_env",)
+ROOMS = ("quando_env.agents", "quando_env.evaluation", "quando_env.training")    # each imports only those before it
 
 
 def module_files() -> dict[str, Path]:
@@ -78,6 +81,29 @@ def cycles(graph) -> set[tuple[str, ...]]:
     return found
 
 
+def room(module: str) -> int:
+    """The place of `module`'s room in ROOMS, -1 outside them."""
+    return next((i for i, r in enumerate(ROOMS) if module == r or module.startswith(r + ".")), -1)
+
+
+def upward(graph) -> list[tuple[str, str]]:
+    """(importer, imported) pairs where a room imports a later one."""
+    return sorted((a, b) for a, targets in graph.items() for b in targets if -1 < room(a) < room(b))
+
+
+def test_the_layer_check_finds_an_import_running_back_up():
+    graph = {"quando_env.agents.learned": {"quando_env.training.learner.net", "quando_env.checks"},
+             "quando_env.training.sb3": {"quando_env.agents.ppo", "quando_env.evaluation.plots"},
+             "quando_env.evaluation.cli": {"quando_env.agents"}}
+    assert upward(graph) == [("quando_env.agents.learned", "quando_env.training.learner.net")]
+
+
+def test_players_import_neither_evaluation_nor_training_and_evaluation_never_training():
+    graph = import_graph()
+    assert {"quando_env.agents.learned", "quando_env.evaluation.matches", "quando_env.training.sb3"} <= set(graph)
+    assert upward(graph) == []
+
+
 def test_the_cycle_finder_finds_a_cycle_through_a_third_module():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == {("a", "b", "c")}
@@ -90,5 +116,5 @@ def test_imports_inside_functions_and_relative_imports_are_read():
 
 
 def test_quando_env_has_no_import_cycles():
-    assert "quando_env.agents.learner" in import_graph()              # the agents are read too
+    assert "quando_env.agents.learned" in import_graph()              # the agents are read too
     assert cycles(import_graph()) == set()

@@ -1,4 +1,4 @@
-"""quando_env.agents.learner and learned: learning happens, runs repeat, decisions earn the right rewards, the policy
+"""quando_env.training.learner and learned: learning happens, runs repeat, decisions earn the right rewards, the policy
 sees its seat's observation alone, model files load without pickle and play legal moves, and foreign or
 malformed files are refused."""
 import dataclasses
@@ -14,9 +14,10 @@ import tiny_game
 
 from quando_env.agents import make_agent
 from quando_env.agents.base import Agent
-from quando_env.agents.evaluation import play_match
+from quando_env.evaluation.matches import play_match
 from quando_env.agents.learned import FORMAT, LearnedAgent, default_model, load_model, save_model
-from quando_env.agents.learner import DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main, parse_args
+from quando_env.training.learner import (DEFAULT_DECISIONS, LEARNER, RECIPES, Hyper, Learner, legal_moves, main,
+                                         parse_args)
 from quando_env.agents.random_agent import RandomAgent
 from quando_env import registry
 from quando_env.provenance import made_by
@@ -95,8 +96,8 @@ def test_with_overlap_the_next_rollout_is_collected_by_the_weights_from_before_t
     assert not all(np.array_equal(start[k], v) for k, v in ahead.weights().items())
     still.collect()
     still.collect()
-    a, b = ahead.roll, still.roll
-    assert a is not ahead.spare and a.count == b.count > 0
+    a, b = ahead.collector.roll, still.collector.roll
+    assert a is not ahead.collector.spare and a.count == b.count > 0
     for key, arr in a.buf.items():
         np.testing.assert_array_equal(arr[:a.count], b.buf[key][:b.count], err_msg=key)
     if move:
@@ -130,10 +131,10 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
                             points_coef=0.1, win_reward=1.0, gamma=1.0, bc_decisions=0))
     n, hp = learner.n, learner.hp
     steps = []                      # per step: cur, owners, rewards, ended games and their winners
-    view, credit = learner.seat_view, learner.reward
+    view, credit = learner.collector.seat_view, learner.collector.reward
 
     def seat_view():
-        steps.append({"cur": learner.game.current_player.copy(), "owner": learner.owner.copy()})
+        steps.append({"cur": learner.game.current_player.copy(), "owner": learner.collector.owner.copy()})
         return view()
 
     def reward(r):
@@ -141,11 +142,11 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
         steps[-1].update(r=r.copy(), ended=ended, won=learner.game.winners(ended))
         credit(r)
 
-    learner.seat_view, learner.reward = seat_view, reward
+    learner.collector.seat_view, learner.collector.reward = seat_view, reward
     rows_of = []                    # per rollout: key (step, game) -> buffer row
     key_of_row = {}
     for _ in range(2):
-        carried = learner.last[learner.last >= 0]
+        carried = learner.collector.last[learner.collector.last >= 0]
         first = len(steps)
         keys = {key_of_row[int(r)]: j for j, r in enumerate(carried)}
         segments, ready = learner.collect()
@@ -190,7 +191,7 @@ def test_the_rewards_a_seat_collects_between_two_of_its_decisions_belong_to_the_
     # Undiscounted returns with zero values: the rewards of the decision and of the seat's later ones, up to a
     # decision still pending (it is carried into the next rollout and trained there).
     buf.val[:] = 0.0
-    _, ret = learner.advantages(learner.roll, 1.0)
+    _, ret = learner.advantages(learner.collector.roll, 1.0)
     for key, row in keys.items():
         total, k = rew[key], key
         while k in nxt and ready[keys[nxt[k]]]:
@@ -219,24 +220,24 @@ def test_the_policy_depends_only_on_the_seats_observation(game, move):
             p.normal_(0.0, 0.1)              # probabilities far from uniform: an input change moves them
     learner.game.load_states(worlds)
     assert len({learner.game.state()[i].tobytes() for i in range(16)}) > 1      # the hidden parts differ
-    o, m = learner.seat_view()
+    o, m = learner.collector.seat_view()
     assert (o == obs).all()
 
-    f = learner.legal_features(np.arange(16), m)
-    probs = learner.policy(o, m, f, learner.anchor_moves(o, m))[0]
+    f = learner.collector.legal_features(np.arange(16), m)
+    probs = learner.collector.policy(o, m, f, learner.collector.anchor_moves(o, m))[0]
     assert (probs == probs[0]).all() and probs[0].max() < 1.0
 
     nxt = (learner.game.current_player + 1) % 4
-    leaked = learner.policy(learner.game.observe(players=nxt), m, f, learner.anchor_moves(o, m))[0]
+    leaked = learner.collector.policy(learner.game.observe(players=nxt), m, f, learner.collector.anchor_moves(o, m))[0]
     assert not (leaked == leaked[0]).all()
 
     # What collection hands the policy is that same view, row for row.
     seen = []
-    decide = learner.decide
-    learner.decide = lambda o, m, *rest: (seen.append(o.copy()), decide(o, m, *rest))[1]
+    decide = learner.collector.decide
+    learner.collector.decide = lambda o, m, *rest: (seen.append(o.copy()), decide(o, m, *rest))[1]
     learner.hp.rollout_steps = 1
     expected = learner.game.observe()
-    mine = np.flatnonzero(learner.owner[np.arange(16), learner.game.current_player] == LEARNER)
+    mine = np.flatnonzero(learner.collector.owner[np.arange(16), learner.game.current_player] == LEARNER)
     learner.collect()
     assert np.array_equal(seen[0], expected[mine])
 
@@ -247,9 +248,9 @@ def test_reading_the_games_between_iterations_waits_for_the_rollout_being_collec
     of the heuristic and the random generator that collecting uses) wait for it when called from the caller's
     thread (before, seat_view read games that thread was stepping: the masks changed under the caller)."""
     learner = small_learner("cabo", move_hidden=(8, 4), anchor=1.0)
-    o, m = learner.seat_view()
+    o, m = learner.collector.seat_view()
     o, m = o.copy(), m.copy()                   # a whole view, taken before collecting starts
-    moves = learner.legal_features(np.arange(16), m)
+    moves = learner.collector.legal_features(np.arange(16), m)
     learner.iteration()
     collecting, waited = learner.ahead, []
 
@@ -260,7 +261,7 @@ def test_reading_the_games_between_iterations_waits_for_the_rollout_being_collec
     learner.ahead = Watched()
     args = {"seat_view": (), "legal_features": (np.arange(16), m), "anchor_moves": (o, m),
             "decide": (o, m, None, moves)}[read]
-    getattr(learner, read)(*args)
+    getattr(learner.collector, read)(*args)
     assert waited == [1] and collecting.done()
 
 
@@ -276,7 +277,7 @@ def test_a_saved_model_loads_and_plays_legal_moves_in_play_match(tmp_path, game)
     res = play_match([agent, heuristic, heuristic, heuristic], 4, seed=0, game=game, progress=False,
                      names=["learned", "h", "h", "h"])        # the engine refuses any illegal move
     assert res.pooled()["learned"]["games"] == 4
-    o, m = learner.seat_view()
+    o, m = learner.collector.seat_view()
     np.testing.assert_array_equal(agent.act(o, m), learner.agent().act(o, m))
     assert m[np.arange(len(o)), agent.act(o, m)].all()
 
@@ -398,7 +399,7 @@ def test_seconds_hold_the_whole_run_its_last_evaluation_and_saving_included(tmp_
     """Training stops early enough that the last evaluation and saving end within --seconds: on a fake clock on
     which every evaluation takes 30 s and every iteration 1 s, a 100 s run ends by 100 s, having trained, with
     its last evaluation on its last weights."""
-    from quando_env.agents.learner.run import Run
+    from quando_env.training.learner.run import Run
 
     now = [0.0]
 
@@ -433,8 +434,8 @@ def test_seconds_count_from_the_commands_start_and_the_last_evaluation_ends_by_i
     then `later` (its games grow longer): the run ends by 120 s from the process's start, its last evaluation
     stopped at the deadline with the games that ended by then (whole parts of the evaluation), or none, and it says
     so."""
-    from quando_env.agents.learner import cli
-    from quando_env.agents.learner.run import Run
+    from quando_env.training.learner import cli
+    from quando_env.training.learner.run import Run
 
     now, move = [0.0], [0.02]
 
@@ -461,7 +462,7 @@ def test_seconds_count_from_the_commands_start_and_the_last_evaluation_ends_by_i
 
 def test_a_processs_age_counts_from_its_start():
     r = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); "
-                        "from quando_env.agents.budget import process_age; print(time.perf_counter() - t, "
+                        "from quando_env.training.budget import process_age; print(time.perf_counter() - t, "
                         "process_age())"], capture_output=True, text=True, timeout=120)
     since_first_line, age = map(float, r.stdout.split())
     assert since_first_line < age < since_first_line + 60, r.stderr[-2000:]     # the interpreter started first
@@ -517,7 +518,7 @@ def test_the_finishing_stage_starts_from_the_runs_best_model_and_a_resumed_run_g
                                                                                               capsys):
     """The finishing stage runs in OUT/finish from OUT/best.npz with the game's finish settings over the run's, for
     its decisions; a run stopped before its finishing stage began goes on to it when resumed."""
-    from quando_env.agents.learner import finish
+    from quando_env.training.learner import finish
 
     settings = finish("help")[0]
     monkeypatch.setitem(registry.GAMES, "help", dataclasses.replace(registry.GAMES["help"],
@@ -748,7 +749,7 @@ def test_resume_checks_every_file_it_reads_before_anything_changes(saved_run, ca
 def test_an_evaluations_duration_is_read_back_when_it_is_a_time(tmp_path):
     """What an evaluation took ("seconds", which --seconds reserves for the last one of a resumed run) is checked as
     the other times are; summaries saved before it was kept still read."""
-    from quando_env.agents.learner.run import read_summary
+    from quando_env.training.learner.run import read_summary
 
     e = {"decisions": 0, "win_rate": 0.5, "ci": [0.4, 0.6], "wall_seconds": 1, "mean_round_points": 0.0}
     path = tmp_path / "summary.json"
@@ -808,28 +809,28 @@ def last_legal(masks):
 def draw_last_legal(learner):
     """Make the learner's policy put all its probability on the last legal action (its log-probabilities, head
     outputs and values stay the network's)."""
-    policy = learner.policy
+    policy = learner.collector.policy
 
     def one_hot(obs, masks, moves=None, anchor=None, net=None):
         p, *rest = policy(obs, masks, moves, None, net)
         q = np.zeros_like(p)
         q[np.arange(len(obs)), last_legal(masks)] = 1.0
         return (q, *rest)
-    learner.policy = one_hot
+    learner.collector.policy = one_hot
 
 
 @pytest.mark.parametrize("method", ["ppo", "dmc"])
 def test_decide_draws_its_actions_from_the_policys_probabilities(method):
     learner = small_learner("help", method=method, epsilon=0.25)
-    o, m = learner.seat_view()
-    probs, logp, logits, value = learner.policy(o, m)
+    o, m = learner.collector.seat_view()
+    probs, logp, logits, value = learner.collector.policy(o, m)
     assert np.allclose(probs.sum(axis=1), 1.0) and (probs[~m] == 0).all()
     if method == "dmc":                 # epsilon-greedy on the action values
         best = np.where(m, logits, -np.inf).argmax(axis=1)
         np.testing.assert_allclose(probs[np.arange(len(o)), best], 0.75 + 0.25 / m.sum(axis=1))
     last = last_legal(m)
     draw_last_legal(learner)
-    acts, lp, val, played = learner.decide(o, m)
+    acts, lp, val, played = learner.collector.decide(o, m)
     np.testing.assert_array_equal(played, acts)
     np.testing.assert_array_equal(acts, last)
     np.testing.assert_array_equal(lp, logp[np.arange(len(o)), last])
@@ -837,15 +838,15 @@ def test_decide_draws_its_actions_from_the_policys_probabilities(method):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradients(game):
-    """agents.sparse: the learner's forward and backward from the observations' nonzeros equal the dense ones
+    """training.sparse: the learner's forward and backward from the observations' nonzeros equal the dense ones
     (real observations, plus an all-zero row and a batch of zeros)."""
     import torch
 
-    from quando_env.agents import sparse
-    from quando_env.agents.learner import Net
+    from quando_env.training import sparse
+    from quando_env.training.learner import Net
 
     learner = small_learner(game)
-    obs = np.concatenate([learner.seat_view()[0], np.zeros((1, learner.obs_dim), np.float32)])
+    obs = np.concatenate([learner.collector.seat_view()[0], np.zeros((1, learner.obs_dim), np.float32)])
     assert 0 < (obs != 0).mean() < 0.5
     net = Net(learner.obs_dim, learner.num_actions, (32, 16))
     for x in (obs, np.zeros((3, learner.obs_dim), np.float32)):
@@ -859,9 +860,9 @@ def test_the_first_layer_on_the_nonzeros_gives_the_dense_layers_values_and_gradi
 
 
 def test_a_minibatch_taken_from_a_rollouts_nonzeros_is_the_minibatchs_own_nonzeros():
-    """agents.sparse.SparseRows.take (the update finds a rollout's nonzeros once): the same arrays as finding
+    """training.sparse.SparseRows.take (the update finds a rollout's nonzeros once): the same arrays as finding
     the rows' nonzeros again, for rows in any order, repeated, empty, and an all-zero row."""
-    from quando_env.agents import sparse
+    from quando_env.training import sparse
 
     rng = np.random.default_rng(0)
     x = ((rng.random((60, 40)) < 0.1) * rng.random((60, 40))).astype(np.float32)
@@ -882,7 +883,7 @@ def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones
     move, anchor and PPO loss equal those computed on the (B, num_actions) outputs it stands for, gradients too."""
     import torch
 
-    from quando_env.agents.learner import Legal, dense, legal_moves, ppo_loss
+    from quando_env.training.learner import Legal, anchored, dense, legal_moves, ppo_loss
 
     learner = small_learner(game, move_hidden=(16, 8), anchor=2.0)
     for p in learner.net.parameters():
@@ -891,7 +892,7 @@ def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones
     for _ in range(7):                      # positions past the first moves
         m = learner.game.legal_action_mask
         learner.game.step(np.array([rng.choice(np.flatnonzero(r)) if r.any() else 0 for r in m]))
-    o, m = learner.seat_view()
+    o, m = learner.collector.seat_view()
     live = m.sum(axis=1) > 1
     o, m = o[live], m[live]
     moves = legal_moves(m, learner.game.action_features(games=np.flatnonzero(live))[m])
@@ -902,7 +903,7 @@ def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones
     for as_legal in (True, False):
         logits, value = learner.net(torch.from_numpy(o), moves)
         assert isinstance(logits, Legal)
-        logits = learner.anchored(logits if as_legal else dense(logits), heur)
+        logits = anchored(logits if as_legal else dense(logits), heur, learner.hp.anchor)
         out = ppo_loss(learner.hp, logits, value, masks, acts, torch.zeros(n), torch.linspace(-1, 1, n),
                        torch.zeros(n))
         grads = torch.autograd.grad(out["loss/total"], list(learner.net.parameters()))
@@ -913,11 +914,11 @@ def test_the_legal_moves_outputs_give_the_losses_and_gradients_of_the_dense_ones
 
 
 def test_acting_on_the_nonzeros_follows_the_weights_as_they_change():
-    """agents.sparse.linear without gradients (acting) gives the dense layer's outputs, also after the weight
+    """training.sparse.linear without gradients (acting) gives the dense layer's outputs, also after the weight
     changes in place (an optimizer step, a restored state)."""
     import torch
 
-    from quando_env.agents import sparse
+    from quando_env.training import sparse
 
     layer = torch.nn.Linear(40, 5)
     x = ((np.random.default_rng(1).random((6, 40)) < 0.2) * 1.0).astype(np.float32)
@@ -955,7 +956,7 @@ def test_the_dmc_warm_start_makes_the_teachers_move_the_greedy_one(tiny):
     learner = Learner(tiny_hyper(method="dmc", bc_decisions=10**9), heuristic=KeepAgent())
     for _ in range(40):
         logs = learner.iteration()
-    obs, masks = learner.seat_view()
+    obs, masks = learner.collector.seat_view()
     assert masks[:, 0].all() and (learner.agent().act(obs, masks) == 0).mean() >= 0.95
     assert logs["loss/imitation_accuracy"] >= 0.95
 
@@ -977,10 +978,10 @@ def test_a_rollout_teacher_labels_the_warm_start():
     from quando_env.agents.rollout import RolloutAgent
 
     learner = small_learner("cabo", bc_decisions=10_000, teacher="rollout", teacher_samples=2)
-    assert isinstance(learner.teacher, RolloutAgent) and learner.teacher.samples == 2
+    assert isinstance(learner.collector.teacher, RolloutAgent) and learner.collector.teacher.samples == 2
     labels = []
-    act = learner.teacher.act
-    learner.teacher.act = lambda o, m: labels.append(act(o, m)) or labels[-1]
+    act = learner.collector.teacher.act
+    learner.collector.teacher.act = lambda o, m: labels.append(act(o, m)) or labels[-1]
     learner.hp.rollout_steps = 2
     learner.collect()
     np.testing.assert_array_equal(learner.buf.act[:learner.count], np.concatenate(labels))
@@ -1001,7 +1002,8 @@ def shipped(saved, tmp_path, monkeypatch):
 
 
 def test_the_learned_agent_is_the_model_of_the_player_count_and_refuses_another(shipped, capsys):
-    from quando_env.agents import check_agent, evaluate_cli
+    from quando_env.agents import check_agent
+    from quando_env.evaluation import cli as evaluate_cli
     from quando_env import cli
 
     check_agent("learned", "help", num_players=4)
@@ -1103,7 +1105,7 @@ def test_a_flat_model_starts_a_move_scorer_that_plays_as_it_until_it_learns(tmp_
     path = save_model(tmp_path / "flat.npz", learner.header(), learner.weights())
     flat = LearnedAgent(path)
     learner = small_learner("quando", init=str(path), move_hidden=(16, 8))
-    o, m = learner.seat_view()
+    o, m = learner.collector.seat_view()
     np.testing.assert_array_equal(learner.agent().act(o, m, features=learner.game.action_features()), flat.act(o, m))
     learner.iteration()
     scored = save_model(path.parent / "scored.npz", learner.header(), learner.weights())
@@ -1132,9 +1134,9 @@ def test_an_anchored_model_adds_its_weight_to_the_heuristics_move_as_the_learner
     live = np.flatnonzero(learner.game.current_player >= 0)
     o, m = learner.game.observe(games=live), learner.game.legal_action_mask[live]
     heuristic = make_agent("heuristic", game=game).act(o, m)
-    np.testing.assert_array_equal(learner.anchor_moves(o, m), heuristic)
-    logits = learner.policy(o, m, None, heuristic)[2]
-    plain = learner.policy(o, m)[2]
+    np.testing.assert_array_equal(learner.collector.anchor_moves(o, m), heuristic)
+    logits = learner.collector.policy(o, m, None, heuristic)[2]
+    plain = learner.collector.policy(o, m)[2]
     added = np.zeros_like(plain)
     added[np.arange(len(live)), heuristic] = 2.5
     np.testing.assert_allclose(logits, plain + added, atol=1e-5)

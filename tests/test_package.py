@@ -33,13 +33,13 @@ def test_one_module_has_one_name():
     import importlib.resources
     import importlib.util
 
-    import quando_env.agents.learner as learner
+    import quando_env.training.learner as learner
 
     with pytest.raises(ImportError, match=r"`agents` is now `quando_env\.agents`"):
         import agents.learner  # noqa: F401
-    assert learner.__spec__.name == "quando_env.agents.learner"
-    assert importlib.util.find_spec("quando_env.agents.learner").name == "quando_env.agents.learner"
-    assert importlib.reload(learner) is learner and learner.__spec__.name == "quando_env.agents.learner"
+    assert learner.__spec__.name == "quando_env.training.learner"
+    assert importlib.util.find_spec("quando_env.training.learner").name == "quando_env.training.learner"
+    assert importlib.reload(learner) is learner and learner.__spec__.name == "quando_env.training.learner"
     assert "heuristic.py" in {f.name for f in importlib.resources.files("quando_env.agents.cabo").iterdir()}
     assert not [name for name, module in sys.modules.items() if name.split(".")[0] in ("quando_env", "agents")
                 and getattr(module, "__spec__", None) is not None and module.__spec__.name != name]
@@ -49,9 +49,44 @@ def test_python_m_agents_says_the_new_name():
     r = subprocess.run([sys.executable, "-m", "agents.distill", "--help"], capture_output=True, text=True,
                        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode != 0 and "python -m quando_env.agents.X" in r.stderr, r.stderr
-    r = subprocess.run([sys.executable, "-m", "quando_env.agents.distill", "--help"], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "quando_env.training.distill", "--help"], capture_output=True,
                        text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert r.returncode == 0 and r.stdout.startswith("usage: python -m quando_env.agents.distill"), r.stderr
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m quando_env.training.distill"), r.stderr
+
+
+OLD_COMMANDS = ("learner", "training", "distill", "credit", "strength", "evaluate_cli")
+
+
+@pytest.mark.parametrize("old", OLD_COMMANDS)
+def test_an_old_command_runs_the_module_that_moved(old):
+    """`python -m quando_env.agents.X`, documented before training and evaluation left the players' room, runs
+    the new module with the same arguments and prints nothing else."""
+    from quando_env.agents.moved import MOVED
+    from quando_env.evaluation.strength import table
+
+    r = subprocess.run([sys.executable, "-m", f"quando_env.agents.{old}", "--help"], capture_output=True, text=True,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout == table() if old == "strength" else r.stdout.startswith(f"usage: python -m {MOVED[old]} ")
+
+
+def test_importing_a_module_that_moved_names_its_new_one():
+    import importlib
+    import importlib.util
+
+    from quando_env.agents.moved import MOVED
+
+    assert set(OLD_COMMANDS) < set(MOVED)
+    for old, new in MOVED.items():
+        with pytest.raises(ImportError, match=rf"^quando_env\.agents\.{old} is now {re.escape(new)}: write "):
+            importlib.import_module(f"quando_env.agents.{old}")
+        assert f"quando_env.agents.{old}" not in sys.modules
+        assert not (ROOT / "quando_env" / "agents" / f"{old}.py").exists()       # no file: git sees the move
+        assert importlib.util.find_spec(new).name == new
+    with pytest.raises(ImportError, match="now quando_env.training.sb3"):
+        from quando_env.agents import training  # noqa: F401
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("quando_env.agents.nothing")
 
 
 def test_repository_model_paths_name_the_shipped_models(tmp_path, monkeypatch):
@@ -132,7 +167,7 @@ def test_every_extra_missing_says_the_install_that_works_from_the_clone():
             f"for m in {[mods[0] for mods in MODULES.values()]}: sys.modules[m] = None\n"
             "import quando_env\n"
             "from quando_env import picture\n"
-            "from quando_env.agents.evaluate_cli import ray_runner\n"
+            "from quando_env.evaluation.cli import ray_runner\n"
             "from quando_env.cli import main\n"
             "tries = [lambda: quando_env.make_vec_env(2), picture.pygame_module, lambda: ray_runner('local'),\n"
             "        lambda: __import__('quando_env.integrations.rllib'),\n"

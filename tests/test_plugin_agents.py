@@ -12,9 +12,9 @@ import pytest
 
 import quando_env
 from quando_env.agents import make_agent
-from quando_env.agents.evaluate_cli import main
-from quando_env.agents.evaluation import play_match
-from quando_env.agents.plots import ratings_figures, summary_figures
+from quando_env.evaluation.cli import main
+from quando_env.evaluation.matches import play_match
+from quando_env.evaluation.plots import ratings_figures, summary_figures
 from quando_env.agents.quando import HeuristicAgent as QuandoHeuristic
 from quando_env.registry import game_class, game_names, gym_id
 
@@ -172,6 +172,27 @@ def test_the_training_envs_take_the_command_lines_opponent_names(in_root, game):
     with pytest.raises(ValueError, match=r"use an agent name \(random, the game's own") as refused:
         quando_env.make_vec_env(1, opponents=3.5, game=game)
     assert str(refused.value).count("random") == 1      # the names listed once each
+
+
+def test_a_name_means_what_make_agent_makes_in_every_front_end():
+    """quando_env.agents is the one place a name becomes an agent: terminal play and the browser build random
+    through make_agent as every other name (once they had their own), and a name in capitals is the same name in
+    every command line, evaluate's too (once only terminal play and the browser read it so)."""
+    from quando_env.agents import RandomAgent, agent_name, check_agent
+    from quando_env.opponents import PlayError, check_opponents, make_opponent, opponent_names
+
+    game = game_class("help")(1, seed=0, num_players=4)
+    obs, mask = game.observe()[0], game.legal_action_mask[0]
+    opponent, same = make_opponent("random", 1, 5, game), make_agent("random", seed=5, game="help")
+    assert type(opponent) is RandomAgent
+    assert [opponent.act(obs, mask) for _ in range(20)] == [same.act(obs, mask) for _ in range(20)]
+    assert opponent_names("RANDOM,Greedy,PPO:x.zip", 4) == ["random", "Greedy", "ppo:x.zip"]
+    assert [agent_name(x) for x in ("HEURISTIC", "MyModule:Agent", "my_agents.py:MyAgent")] == \
+        ["heuristic", "MyModule:Agent", "my_agents.py:MyAgent"]
+    check_agent("HEURISTIC", game="help")
+    assert type(make_agent("GREEDY", game="help")).__name__ == "GreedyAgent"
+    with pytest.raises(PlayError, match="unknown agent 'chess'"):
+        check_opponents("random,CHESS,random", 4, "help")
 
 
 def test_terminal_play_takes_a_plugin_opponent_and_refuses_one_of_another_game(tmp_path):

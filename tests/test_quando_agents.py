@@ -6,7 +6,7 @@ import pytest
 
 from quando_env.agents import Agent, PPOAgent, RandomAgent, RolloutAgent, check_agent, make_agent
 from quando_env.agents.quando import GreedyAgent, HeuristicAgent, search_kit
-from quando_env.agents.evaluation import play_match
+from quando_env.evaluation.matches import play_match
 from quando_env.agents.quando.features import starts_vector
 from quando_env.agents.quando.heuristic import p_lowest_alone, DEFAULTS
 from quando_env.agents.quando.playout import playout_kernel

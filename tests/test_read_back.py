@@ -45,7 +45,7 @@ def test_replay_prints_a_records_player_names_escaped(tmp_path, capsys):
 
 @pytest.fixture
 def saved_run(tmp_path):
-    from quando_env.agents.learner import Hyper, Learner
+    from quando_env.training.learner import Hyper, Learner
     out = tmp_path / "run"
     out.mkdir()
     Learner(Hyper(game="help", num_games=4, rollout_steps=2, hidden=(8,), seed=3)).save_state(out)
@@ -54,7 +54,7 @@ def saved_run(tmp_path):
 
 def resume(out, capsys) -> tuple[int, str]:
     """Resume the run in `out` for one decision: (exit status, stderr)."""
-    from quando_env.agents.learner import main
+    from quando_env.training.learner import main
     try:
         rc = main(["--out", str(out), "--resume", "--no-progress", "--timesteps", "1"])
     except SystemExit as e:
@@ -134,7 +134,7 @@ def test_a_model_header_with_a_huge_anchor_weight_is_refused_shortened():
 
 
 def test_other_json_files_read_back_are_refused_when_nested_too_deeply(tmp_path):
-    from quando_env.agents import credit, distill
+    from quando_env.training import credit, distill
     path = tmp_path / "deep.json"
     path.write_text(deep(100_000))
     with pytest.raises(ValueError, match="could not be read: .*nested too deeply"):
@@ -146,7 +146,7 @@ def test_other_json_files_read_back_are_refused_when_nested_too_deeply(tmp_path)
 
 
 def test_an_agent_files_words_in_a_refusal_are_escaped(tmp_path, capsys):
-    from quando_env.agents import evaluate_cli
+    from quando_env.evaluation import cli as evaluate_cli
     plugin = tmp_path / "evil.py"
     plugin.write_text(f"raise ValueError({ESCAPES[0]!r})\n")
     with pytest.raises(SystemExit):

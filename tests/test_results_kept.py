@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from quando_env.adapters import record
-from quando_env.agents import evaluate_cli
+from quando_env.evaluation import cli as evaluate_cli
 
 GAMES = 6
 
@@ -67,8 +67,8 @@ def test_a_record_that_cannot_be_written_keeps_the_results(tmp_path, capsys):
 
 
 def test_a_dangling_symlink_records_folder_is_refused_before_any_game(tmp_path, capsys, monkeypatch):
-    from quando_env.agents import evaluation
-    monkeypatch.setattr(evaluation, "play_batch", None)     # no game may start
+    from quando_env.evaluation import matches
+    monkeypatch.setattr(matches, "play_batch", None)     # no game may start
     folder = tmp_path / "games"
     folder.symlink_to(tmp_path / "nowhere")
     with pytest.raises(SystemExit) as e:

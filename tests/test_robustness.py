@@ -175,19 +175,19 @@ def test_model_headers_are_read_before_any_array(tmp_path):
 # ---------------------------------------------------------------- results kept
 def stop_on_call(monkeypatch, k: int, stop):
     """Let play_batch run k - 1 batches, then call stop() in the k-th."""
-    from quando_env.agents import evaluation
-    real, calls = evaluation.play_batch, []
+    from quando_env.evaluation import matches
+    real, calls = matches.play_batch, []
 
     def play_batch(*a, **kw):
         calls.append(1)
         if len(calls) == k:
             stop()
         return real(*a, **kw)
-    monkeypatch.setattr(evaluation, "play_batch", play_batch)
+    monkeypatch.setattr(matches, "play_batch", play_batch)
 
 
 def evaluate_json(tmp_path, capsys):
-    from quando_env.agents import evaluate_cli
+    from quando_env.evaluation import cli as evaluate_cli
     out = tmp_path / "r.json"
     rc = evaluate_cli.main(["--agents", "heuristic", "random", "--games", "8", "--batch-size", "2", "--no-progress",
                             "--json", str(out)])
@@ -213,7 +213,7 @@ def test_an_agent_failing_mid_run_keeps_the_finished_games(tmp_path, capsys, mon
 
 
 def test_a_plugin_whose_constructor_fails_is_one_line_exit_2(tmp_path, capsys):
-    from quando_env.agents import evaluate_cli
+    from quando_env.evaluation import cli as evaluate_cli
     plugin = tmp_path / "broken.py"
     plugin.write_text("class Broken:\n    def __init__(self, **kw):\n        raise RuntimeError('no weights')\n"
                       "    def act(self, obs, masks):\n        return masks.argmax(1)\n")
@@ -286,7 +286,7 @@ def learner_args(out, *extra):
 def test_a_diverged_run_stops_with_a_clear_message_and_keeps_its_last_good_model(tmp_path, monkeypatch, capsys):
     import torch
 
-    from quando_env.agents import learner
+    from quando_env.training import learner
     update, calls = learner.Learner.update, []
 
     def diverging(self, *a):
@@ -308,7 +308,8 @@ def test_a_diverged_run_stops_with_a_clear_message_and_keeps_its_last_good_model
 
 
 def test_two_runs_into_one_folder_are_refused(tmp_path, capsys):
-    from quando_env.agents import learner, stops
+    from quando_env import stops
+    from quando_env.training import learner
     out = tmp_path / "run"
     out.mkdir()
     held = stops.lock_folder(out)

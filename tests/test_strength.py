@@ -3,7 +3,7 @@ made from it, and each game's strength page and the models' README state the sam
 import re
 from pathlib import Path
 
-from quando_env.agents import strength
+from quando_env.evaluation import strength
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -60,7 +60,7 @@ def test_importing_the_package_makes_openmp_threads_wait_passively_unless_told(p
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     if preset:
         env["OMP_WAIT_POLICY"] = preset
-    code = "import os, quando_env.agents.learner; print(os.environ.get('OMP_WAIT_POLICY'))"
+    code = "import os, quando_env.training.learner; print(os.environ.get('OMP_WAIT_POLICY'))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == expected
 
@@ -68,7 +68,7 @@ def test_importing_the_package_makes_openmp_threads_wait_passively_unless_told(p
 def test_a_learner_lowers_numba_threads_before_its_first_batch(monkeypatch):
     """A learner of 1 thread never starts numba's thread team (its spinning slowed training 8x on a loaded
     machine): the thread count is set before the games are made."""
-    from quando_env.agents.learner import Hyper, Learner
+    from quando_env.training.learner import Hyper, Learner
 
     cls, seen = game_class("help"), []
     make = cls.__init__

@@ -1,4 +1,4 @@
-"""train.py --algo sb3 (python -m quando_env.agents.training): heuristic game data for the warm start, the opponent
+"""train.py --algo sb3 (python -m quando_env.training.sb3): heuristic game data for the warm start, the opponent
 pool, and a tiny end-to-end run (its summary names the seed, settings, version and commit; no progress bars on a
 pipe)."""
 import json
@@ -10,7 +10,7 @@ import numpy as np
 
 from quando_env.agents import PPOAgent
 from quando_env.agents.quando import HeuristicAgent
-from quando_env.agents.training import heuristic_games, opponent_pool
+from quando_env.training.sb3 import heuristic_games, opponent_pool
 from quando_env.provenance import made_by
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +55,7 @@ def test_train_end_to_end(tmp_path):
     hist = json.loads((out / "eval_history.json").read_text())
     assert hist[0]["timesteps"] == 0 and hist[-1]["timesteps"] >= 2048
     assert (tmp_path / "model.zip").stat().st_size < (out / "final_model.zip").stat().st_size  # no optimizer state
-    r = subprocess.run([sys.executable, "-m", "quando_env.agents.training", "--timesteps", "1024", "--envs", "8",
+    r = subprocess.run([sys.executable, "-m", "quando_env.training.sb3", "--timesteps", "1024", "--envs", "8",
                         "--resume", str(out / "final_model.zip"), "--eval-every", "100000", "--eval-games", "4",
                         "--out", str(tmp_path / "run2"), "--no-progress"],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from quando_env.agents import learner, training
+from quando_env.training import learner, sb3
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,26 +27,26 @@ def test_the_bar_names_the_phase():
 
 
 def test_sb3_training_takes_seconds_as_train_py_does(tmp_path, capsys):
-    args = training.parse_args(["--seconds", "90", "--out", str(tmp_path / "run")])
+    args = sb3.parse_args(["--seconds", "90", "--out", str(tmp_path / "run")])
     assert args.seconds == 90.0
     with pytest.raises(SystemExit):
-        training.parse_args(["--seconds", "90", "--time-limit", "2"])
+        sb3.parse_args(["--seconds", "90", "--time-limit", "2"])
     assert "not allowed with argument" in capsys.readouterr().err
 
 
 def test_sb3_resume_alone_continues_the_run_in_out(tmp_path, capsys):
     out = tmp_path / "run"
     with pytest.raises(SystemExit):
-        training.parse_args(["--resume", "--out", str(out)])
+        sb3.parse_args(["--resume", "--out", str(out)])
     assert "argument --resume: " in capsys.readouterr().err
     out.mkdir()
     (out / "final_model.zip").write_bytes(b"")
-    assert training.parse_args(["--resume", "--out", str(out)]).resume == str(out / "final_model.zip")
-    assert training.parse_args(["--resume", str(out / "final_model.zip")]).resume == str(out / "final_model.zip")
+    assert sb3.parse_args(["--resume", "--out", str(out)]).resume == str(out / "final_model.zip")
+    assert sb3.parse_args(["--resume", str(out / "final_model.zip")]).resume == str(out / "final_model.zip")
 
 
 def test_evaluate_cli_runs_as_a_module_and_draws_no_progress_bar_into_a_pipe():
-    r = subprocess.run([sys.executable, "-m", "quando_env.agents.evaluate_cli", "--agents", "random", "random",
+    r = subprocess.run([sys.executable, "-m", "quando_env.evaluation.cli", "--agents", "random", "random",
                         "--games", "2"], capture_output=True, cwd=ROOT)
     assert r.returncode == 0 and b"random" in r.stdout, r.stderr
     assert b"\r" not in r.stdout + r.stderr                # (bytes: text mode would read each \r as a newline)
@@ -91,7 +91,7 @@ def test_train_help_names_the_algorithms_then_the_chosen_ones_options(capsys):
 
 
 def test_both_algorithms_speak_one_vocabulary():
-    for p in (learner.parser(), training.parser()):
+    for p in (learner.parser(), sb3.parser()):
         assert set(SHARED) <= set(p._option_string_actions), p.prog
 
 
@@ -111,9 +111,9 @@ def test_the_sb3_run_keeps_the_model_that_scores_best_against_random_players(tmp
     def play_by(agents, games, deadline, clock, names, **kw):
         lineups.append(names)
         return Result(names), games
-    monkeypatch.setattr(training, "play_by", play_by)
+    monkeypatch.setattr(sb3, "play_by", play_by)
     out = tmp_path / "run"
-    rc = training.main(["--game", "cabo", "--timesteps", "1536", "--envs", "2", "--eval-every", "512", "--eval-games",
+    rc = sb3.main(["--game", "cabo", "--timesteps", "1536", "--envs", "2", "--eval-every", "512", "--eval-games",
                         "2", "--out", str(out), "--no-progress", "--time-limit", "0"])
     assert rc == 0
     s = json.loads((out / "summary.json").read_text())
@@ -128,19 +128,19 @@ def test_the_sb3_run_keeps_the_model_that_scores_best_against_random_players(tmp
 
 def test_score_counts_points_the_games_way_and_breaks_ties_by_win_rate():
     low, high = {"mean_round_points": 20.0, "win_rate": 0.1}, {"mean_round_points": 30.0, "win_rate": 0.0}
-    assert training.score(low, "cabo") > training.score(high, "cabo")       # Cabo: the lowest total wins
-    assert training.score(high, "help") > training.score(low, "help")       # Help!: the highest
-    assert training.score({**low, "win_rate": 0.2}, "quando") > training.score(low, "quando")
+    assert sb3.score(low, "cabo") > sb3.score(high, "cabo")       # Cabo: the lowest total wins
+    assert sb3.score(high, "help") > sb3.score(low, "help")       # Help!: the highest
+    assert sb3.score({**low, "win_rate": 0.2}, "quando") > sb3.score(low, "quando")
 
 
 def test_the_clock_keeps_the_end_of_the_run_within_seconds(tmp_path):
-    args = training.parse_args(["--seconds", "100", "--out", str(tmp_path / "r")])
-    clock = training.Clock(args, time.time() - 90)           # 10 s left
+    args = sb3.parse_args(["--seconds", "100", "--out", str(tmp_path / "r")])
+    clock = sb3.Clock(args, time.time() - 90)           # 10 s left
     assert not clock.out_of_time(1.0) and clock.out_of_time(10.0)
     assert clock.every is None and clock.every_s == 10.0     # about ten evaluations in the budget
-    assert clock.share(training.WARM_SHARE) < time.time()
-    steps = training.Clock(training.parse_args(["--out", str(tmp_path / "r")]), time.time())
-    assert steps.every == training.DEFAULT_EVAL_EVERY and steps.due(steps.next_eval(0), 100_000)
+    assert clock.share(sb3.WARM_SHARE) < time.time()
+    steps = sb3.Clock(sb3.parse_args(["--out", str(tmp_path / "r")]), time.time())
+    assert steps.every == sb3.DEFAULT_EVAL_EVERY and steps.due(steps.next_eval(0), 100_000)
 
 
 def test_a_warm_start_past_its_deadline_stops_after_its_first_chunk_and_batch():
@@ -161,7 +161,7 @@ def test_a_warm_start_past_its_deadline_stops_after_its_first_chunk_and_batch():
         def get_distribution(self, obs, action_masks):
             return SimpleNamespace(get_actions=lambda deterministic: torch.zeros(len(obs), dtype=torch.int64))
 
-    st = training.warm_start(SimpleNamespace(policy=Policy()), games=8, seed=0, gamma=0.9, reward_scale=1.0, chunk=2,
+    st = sb3.warm_start(SimpleNamespace(policy=Policy()), games=8, seed=0, gamma=0.9, reward_scale=1.0, chunk=2,
                              batch_size=16, progress=False, deadline=time.time() - 1, game="cabo")
     assert st["games"] == 2 and len(calls) == 1
 

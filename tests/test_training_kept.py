@@ -14,7 +14,7 @@ from pathlib import Path
 
 from quando_env.agents import PPOAgent
 from quando_env.agents.learned import LearnedAgent
-from quando_env.agents.learner import Hyper, Learner
+from quando_env.training.learner import Hyper, Learner
 from quando_env.agents.ppo import DEFAULT_MODEL
 from quando_env.provenance import made_by
 

@@ -1,11 +1,12 @@
 """Opponents of the training environments: who plays the seats the learner does not.
 
-An opponent is "random" (VectorGame.sample_actions: per-game random streams), another agent name of the command
-lines ("heuristic", "ppo:PATH", "my_agents.py:MyAgent", ...: built for the game by the agents package, through
-quando_env.named_agents), any object with the batched agent interface `act(obs (B, d) float32, masks
-(B, num_actions) bool) -> (B,) int`, or an object with an SB3-style `predict` (a trained model or policy), played
-deterministically with the action masks when it takes them. A list of these is a pool: each opponent seat draws
-one per episode. An object that declares another game (its `game` attribute) is refused.
+An opponent is "random" (VectorGame.sample_actions: per-game random streams, played inside the engine: not an
+agent, so the envs need no agents package for it), another agent name of the command lines ("heuristic",
+"ppo:PATH", "my_agents.py:MyAgent", ...: what quando_env.agents makes of it, through quando_env.named_agents),
+any object with the batched agent interface `act(obs (B, d) float32, masks (B, num_actions) bool) -> (B,) int`,
+or an object with an SB3-style `predict` (a trained model or policy), played deterministically with the action
+masks when it takes them. A list of these is a pool: each opponent seat draws one per episode. An object that
+declares another game (its `game` attribute) is refused.
 """
 import inspect
 

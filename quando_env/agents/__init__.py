@@ -4,6 +4,8 @@ Generic agents live here (random, PPO, the rollout search); each game's own play
 (agents/quando, agents/cabo: greedy, heuristic). `make_agent(name, game=...)` builds any of them by name;
 `check_agent(name, game=...)` refuses a bad name without building anything (command lines check it first).
 A name may also be a plug-in, FILE.py:NAME or package.module:NAME: your own agent (agents.plugins, docs/agents.md).
+This is the one place a name becomes an agent: quando_env's front ends (terminal play, the browser, the training
+envs' opponents) ask here through quando_env.named_agents, random included.
 
 ppo:PATH and rllib:CHECKPOINT load files whose libraries (Stable-Baselines3, RLlib) unpickle them: loading
 one runs code it holds, so load only files you trust.
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import quando_env  # noqa: F401  before torch: it sets OpenMP's passive wait (quando_env's docstring)
 
-from . import plugins
+from . import moved, plugins
 from .base import Agent
 from .games import game_agents, game_package
 from .ppo import PPOAgent
@@ -20,8 +22,10 @@ from .random_agent import RandomAgent
 from .rollout import RolloutAgent
 from .search import SearchAgent
 
-__all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "SearchAgent", "check_agent",
-           "game_agents", "make_agent"]
+moved.install()                 # the old paths of the modules that moved to training and evaluation
+
+__all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "SearchAgent", "agent_name",
+           "check_agent", "game_agents", "make_agent"]
 
 # The agent names make_agent takes, said once: the command lines' help texts (evaluate.py; python -m quando_env
 # play through the quando_env.agents entry point) show this.
@@ -31,7 +35,6 @@ NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, search (the 
               "factory there, see docs/agents.md); ppo:PATH and rllib:CHECKPOINT run code from their file as they "
               "load it (pickle), and a plug-in's file or module runs as it is imported, so load only files you "
               "trust")
-
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -44,6 +47,13 @@ def model_file(path: str) -> str:
     if path and not Path(path).exists() and len(parts) == 3 and parts[:2] == ("agents", "models"):
         return str(MODELS / parts[2])
     return path
+
+
+def agent_name(name: str) -> str:
+    """`name` as make_agent reads it: a name in capitals is the same name (RANDOM, PPO:PATH); a file or module
+    keeps its case (my_agents.py:MyAgent, MyModule:Agent)."""
+    key, sep, arg = str(name).partition(":")
+    return key.lower() + sep + arg if key.isalpha() and (key.islower() or key.isupper()) else key + sep + arg
 
 
 def model_path(name: str, game: str, num_players: int = 4) -> Path | None:
@@ -66,7 +76,8 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
     from . import learned
     from .ppo import default_model, no_ppo_model
 
-    key, colon, arg = str(name).partition(":")
+    name = agent_name(name)
+    key, colon, arg = name.partition(":")
     arg = model_file(arg) if key in ("ppo", "learned") else arg
     own = game_agents(game)
     if colon and not arg and key in ("ppo", "learned", "rllib"):
@@ -112,6 +123,7 @@ def make_agent(name: str, seed: int | None = None, *, game: str, num_players: in
     edition), for the agents that use them (rollout, plug-ins). ppo:PATH and rllib:CHECKPOINT run code from
     their file as they load it (pickle), and a plug-in's file or module runs as it is imported: load only files
     you trust; learned models are read without pickle."""
+    name = agent_name(name)
     check_agent(name, game, num_players)
     if plugins.is_plugin(name):
         offered = {"game": game, "num_players": num_players, "seed": seed, **(options or {}), **kwargs}

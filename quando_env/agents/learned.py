@@ -1,4 +1,4 @@
-"""LearnedAgent: a policy trained by agents.learner, read from a model file that holds no code.
+"""LearnedAgent: a policy trained by training.learner, read from a model file that holds no code.
 
 A model file is a numpy .npz read with allow_pickle=False: a JSON header (array "header", one string) and the
 weights of a ReLU MLP in torch's layout (out, in): trunk.0, trunk.2, ... then the heads "policy" (one output per

@@ -17,7 +17,6 @@ import traceback
 from pathlib import Path
 
 from quando_env.checks import check_plays
-from quando_env.named_agents import parameters
 
 from .base import Agent
 
@@ -134,6 +133,15 @@ def check(spec: str, game: str) -> None:
     """Refuse a plug-in that make(spec, game) would refuse before building it: a bad spec, file or module, no
     such attribute, a class that is no agent or declares another game. Imports the file or module."""
     check_plays(load(spec), game, f"agent {spec!r}")
+
+
+def parameters(function) -> dict:
+    """The parameters a function takes by keyword ({} when it does not say): what a caller may offer it."""
+    try:
+        params = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {k: p for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
 def make(spec: str, game: str, offered: dict) -> Agent:

@@ -2,7 +2,7 @@
 with the same options), for an installed package that has no such scripts.
 
 Training has one front door for its two algorithms: `--algo learner` (the default: the batched self-play learner,
-agents.learner) or `--algo sb3` (MaskablePPO of Stable-Baselines3, agents.training). Both take --game, --seconds,
+training.learner) or `--algo sb3` (MaskablePPO of Stable-Baselines3, training.sb3). Both take --game, --seconds,
 --timesteps, --seed, --threads, --out, --resume, --eval-every, --eval-games, --checkpoint-every and --no-progress
 in the same sense, and write OUT/summary.json naming the kept model ("model") with the evaluations it was kept by,
 and OUT/curve.png plotting them."""
@@ -30,12 +30,12 @@ def module(command: str, algo: str = "learner"):
     """The module whose main and parse_args run `command` (train: with algorithm `algo`)."""
     if command == "train":
         if algo == "sb3":
-            from ..agents import training
-            return training
-        from ..agents import learner
+            from ..training import sb3
+            return sb3
+        from ..training import learner
         return learner
-    from ..agents import evaluate_cli
-    return evaluate_cli
+    from ..evaluation import cli
+    return cli
 
 
 def _split(command: str, argv: list, prog: str) -> tuple[object, list, str]:

@@ -4,10 +4,10 @@ The table is shown from player_0's seat only (what that seat has seen); the game
 contract's `narrator`) tells every decision in one line and each round's end. The game record is saved as
 JSON (also when the game is left early) so that `python -m quando_env replay FILE` can replay it.
 
-Agents other than `random` come from the `quando_env.agents` entry point (quando_env.named_agents: the `agents`
-package of this repository registers its `make_agent` there), so quando_env itself never imports them. Their
-names are checked before the game starts by the `check_agent(name, game, num_players)` of the entry point's
-module, where it has one; the names it takes are its NAMES_HELP, your own agents (FILE.py:NAME) among them.
+The agents, random included, come from the `quando_env.agents` entry point (quando_env.named_agents: the
+package's own agents package registers its `make_agent` there), so quando_env itself never imports them. Their
+names are checked before the game starts by the entry point module's `check_agent(name, game, num_players)`; the
+names it takes are its NAMES_HELP, your own agents (FILE.py:NAME) among them.
 ppo:PATH and rllib:CHECKPOINT opponents run code from their file as it loads (pickle), and a plug-in's file runs
 as it is imported: load only files you trust.
 """

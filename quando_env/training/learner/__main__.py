@@ -1,4 +1,4 @@
-"""`python -m quando_env.agents.learner`: the learner's command line (cli.main)."""
+"""`python -m quando_env.training.learner`: the learner's command line (cli.main)."""
 import sys
 
 from .cli import main

@@ -44,7 +44,7 @@ class Net(nn.Module):
             nn.init.zeros_(self.move_out.weight)
 
     def forward(self, x, moves=None):
-        """x: a tensor of observations, or their nonzeros (agents.sparse: the same result, faster); moves: the
+        """x: a tensor of observations, or their nonzeros (training.sparse: the same result, faster); moves: the
         legal moves (rows, actions, features (L, F)) for a model with a move scorer. Returns (policy outputs,
         values): outputs (B, num_actions), or with a scorer `Legal`: the legal moves' outputs alone (Cabo has about
         6 legal of 350 actions, and the scorer's rows are most of the work)."""
@@ -108,6 +108,17 @@ def legal_moves(masks: np.ndarray, feats: np.ndarray, device="cpu") -> tuple:
     """(rows, actions, features) tensors of the legal moves of a batch, row by row: feats holds their feature rows
     in that order (L, F)."""
     return as_tensors((*np.nonzero(masks), feats), device)
+
+
+def anchored(logits, anchor, weight: float):
+    """The policy's outputs: the network's `logits` (dense or Legal), plus `weight` on the heuristic's moves
+    `anchor` (a tensor of actions; None: the logits as they are), as agents.learned plays an anchored model."""
+    if anchor is None:
+        return logits
+    if isinstance(logits, Legal):
+        return logits.add(anchor, weight)
+    rows = torch.arange(len(anchor), device=logits.device)
+    return logits.index_put((rows, anchor), logits.new_tensor(weight), accumulate=True)
 
 
 def as_tensors(moves: tuple | None, device="cpu") -> tuple | None:

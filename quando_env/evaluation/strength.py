@@ -1,12 +1,12 @@
-"""The shipped agents' measured strength, from one file (models/strength.json): README's strength table is made
-from it (`python -m quando_env.agents.strength` prints the table), and the tests hold README and each game's
+"""The shipped agents' measured strength, from one file (agents/models/strength.json): README's strength table is made
+from it (`python -m quando_env.evaluation.strength` prints the table), and the tests hold README and each game's
 strength page (docs/strength/GAME.md) to the same numbers."""
 import json
 from pathlib import Path
 
 from ..registry import game_spec
 
-RESULTS = Path(__file__).resolve().parent / "models" / "strength.json"
+RESULTS = Path(__file__).resolve().parent.parent / "agents" / "models" / "strength.json"
 COLUMNS = {"heuristic": "heuristic (parity)", "rollout": "rollout search", "learned": "learned (shipped model)"}
 
 

@@ -6,7 +6,7 @@ and over the mean of the others, how near the game's end the leader is, their pr
 fitted by Newton's method on the rounds of games played by the game's heuristic agents. Everything it reads is
 seen by every player. A fit is a small JSON file (no pickle) per game, player count and options:
 
-    python -m quando_env.agents.credit --game quando --games 4000 --seed 0 --out win_quando_4p.json
+    python -m quando_env.training.credit --game quando --games 4000 --seed 0 --out win_quando_4p.json
 
 The game's own rules say which way totals count (`higher_total_wins`) and where the game ends (`game_ends`):
 the end total is the smallest single total that ends it.
@@ -27,7 +27,7 @@ from quando_env.registry import game_class, game_names
 
 FORMAT = 1
 FEATURES = ("lead_best", "lead_mean", "end_near", "lead_best_near", "lead_mean_near", "rounds")
-MODELS = Path(__file__).parent / "models"
+MODELS = Path(__file__).resolve().parent.parent / "agents" / "models"
 MAX_FIT_GAMES = 1_000_000
 MAX_SEED = 2**62        # the games of a fit take seeds seed .. seed + games - 1
 RIDGE = 1e-3            # L2 on the standardized weights: keeps Newton's steps finite when a feature separates
@@ -123,7 +123,7 @@ def load(path, game: str | None = None, num_players: int | None = None, options:
         raise ValueError(f"win-probability model {str(path)!r} could not be read: {e}") from None
     what = f"win-probability model {str(path)!r}"
     need(isinstance(d, dict) and d.get("model") == "win_probability", what, "a JSON object with model "
-         "'win_probability' (written by quando_env.agents.credit)")
+         "'win_probability' (written by quando_env.training.credit)")
     need(d.get("format") == FORMAT, f"{what} has format {shown(d.get('format'))}", f"format {FORMAT}")
     need(d.get("features") == list(FEATURES), f"{what} has features {shown(d.get('features'))}", f"{list(FEATURES)}")
     need(d.get("game") in game_names(), f"{what} has game {shown(d.get('game'))}", f"one of {game_names()}")
@@ -155,14 +155,14 @@ def load(path, game: str | None = None, num_players: int | None = None, options:
     if options is not None:
         want = model_options(make_config(cls.config_class, num_players=model.num_players, **options))
         need(want == model.options, f"{what} was fitted with options {model.options}",
-             f"a model fitted with {want} (fit one: python -m quando_env.agents.credit)")
+             f"a model fitted with {want} (fit one: python -m quando_env.training.credit)")
     return model
 
 
 def play_rounds(game: str, num_players: int, options: dict, games: int, seed: int) -> tuple:
     """Games played by the game's heuristic agents at every seat: (totals (m, n), rounds (m,), won (m, n)), one
     row per game and round start that did not end the game (the first round's included)."""
-    from . import game_agents
+    from quando_env.agents import game_agents
 
     cls = game_class(game)
     g = cls(games, seed=seed, autoreset=False, num_players=num_players, **options)
@@ -237,7 +237,7 @@ def calibration(model: WinModel, totals, rounds, won, bins: int = 10) -> list:
 def parser() -> argparse.ArgumentParser:
     from quando_env import argtypes
 
-    p = argparse.ArgumentParser(prog="python -m quando_env.agents.credit", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m quando_env.training.credit", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, choices=game_names())
     p.add_argument("--players", type=argtypes.int_in(2, 64), default=4)
     p.add_argument("--games", type=argtypes.int_in(1, MAX_FIT_GAMES), default=4000,

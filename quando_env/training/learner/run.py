@@ -19,8 +19,8 @@ from quando_env.checks import printable
 from quando_env.files import not_written, read_json
 from quando_env.provenance import made_by
 
-from ..learned import replace_file, save_model
-from ..stops import Stopped, lock_folder
+from quando_env.agents.learned import replace_file, save_model
+from quando_env.stops import Stopped, lock_folder
 from .loop import Diverged, Learner
 
 SAVE_SECONDS = 1.0      # what ending a run takes beyond its longest save (the summary, the logs closed; 0.1 s measured)
@@ -56,7 +56,7 @@ def phase(learner) -> str:
 
 def plot_curve(evaluations: list, path: Path, game: str, num_players: int) -> None:
     """curve.png: win rate against the heuristic players (95% interval) over decisions and over wall time."""
-    from ..plots import pyplot
+    from quando_env.evaluation.plots import pyplot
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)

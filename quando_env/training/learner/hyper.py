@@ -14,8 +14,8 @@ import torch
 from quando_env.checks import as_bool, as_choice, as_int, need, shown, to_int
 from quando_env.registry import game_class, game_names, game_spec
 
-from ..evaluation import MAX_GAMES as MAX_MATCH_GAMES
-from ..learned import MAX_ANCHOR_WEIGHT
+from quando_env.evaluation.matches import MAX_GAMES as MAX_MATCH_GAMES
+from quando_env.agents.learned import MAX_ANCHOR_WEIGHT
 
 
 SEED_MAX32 = 2**32 - 1  # seeds of a run (torch and numpy take them; a resumed run's games use seed + 1_000_003 k)
@@ -60,7 +60,7 @@ class Hyper:
     win_reward: float = 1.0                        # +- at the end of an episode, by the game's winners
     points_coef: float = 0.02                      # times (own points - mean of the others'), per step
     round_credit: float = 0.0                      # times each round's change in the seat's chance to win the
-                                                   # game (agents.credit; 0: none)
+                                                   # game (training.credit; 0: none)
     credit_model: str = ""                         # its fitted model (.json; '': the one shipped for the game)
     self_play_share: float = 0.5                   # chance that each other seat is the learner too
     heuristic_share: float = 0.5                   # of the pool draws, once there are snapshots
@@ -133,12 +133,13 @@ class Hyper:
              f"{self.rollout_steps}", f"at most {MAX_ROLLOUT:,} decisions held per rollout")
 
     def win_model(self):
-        """The win-probability model that round credit reads (agents.credit), checked against the run's game."""
+        """The win-probability model that round credit reads (training.credit), checked against the run's game."""
         from .. import credit
 
         path = self.credit_model or credit.shipped_path(self.game, self.num_players)
         need(bool(self.credit_model) or path.exists(), f"round_credit={self.round_credit} for {self.game} with "
-             f"{self.num_players} players", "a credit_model: none ships for them (python -m quando_env.agents.credit)")
+             f"{self.num_players} players",
+             "a credit_model: none ships for them (python -m quando_env.training.credit)")
         return credit.load(path, self.game, self.num_players, self.options)
 
 

@@ -1,5 +1,5 @@
 """The command line of evaluate.py: matches and leagues of named agents on batches of any game, in this process
-or as Ray tasks (--ray: agents.ray_tasks, imported only then)."""
+or as Ray tasks (--ray: evaluation.ray_tasks, imported only then)."""
 import argparse
 import inspect
 import json
@@ -15,10 +15,10 @@ from quando_env.extras import missing
 from quando_env.files import write_text
 from quando_env.registry import game_class, game_names
 
-from . import NAMES_HELP, RolloutAgent, check_agent, make_agent, plugins
-from .evaluation import MAX_GAMES, AgentFailed, Interrupted, build_agents, format_table, play_match
+from quando_env.agents import NAMES_HELP, RolloutAgent, check_agent, make_agent, plugins
+from .matches import MAX_GAMES, AgentFailed, Interrupted, build_agents, format_table, play_match
 from .league import LINEUP_SEED_STEP, format_ratings, play_league
-from .stops import Stopped, sigterm_stops
+from quando_env.stops import Stopped, sigterm_stops
 
 MAX_SAMPLES = 10_000          # --rollout-samples (twice as many when knocking is an option)
 SAMPLES = inspect.signature(RolloutAgent).parameters["samples"].default     # the rollout agents' own default
@@ -121,7 +121,7 @@ def provenance(args) -> dict:
     import quando_env
     from quando_env.core import make_config
 
-    from . import model_path
+    from quando_env.agents import model_path
 
     config = make_config(game_class(args.game).config_class, num_players=args.players, **rules(args))
     models = {}
@@ -236,7 +236,7 @@ def write_records(res, args, index: list) -> None:
 
     from quando_env.adapters import record
 
-    from .evaluation import game_records
+    from .matches import game_records
 
     folder = Path(args.records)
     folder.mkdir(parents=True, exist_ok=True)
@@ -349,4 +349,4 @@ def run(args, fired: list) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python -m quando_env.agents.evaluate_cli"))
+    sys.exit(main(prog="python -m quando_env.evaluation.cli"))

@@ -1,6 +1,6 @@
-"""Work on Ray: the batches of a match (agents.evaluation.split_games) run as Ray tasks, at least one per CPU of
+"""Work on Ray: the batches of a match (evaluation.matches.split_games) run as Ray tasks, at least one per CPU of
 the cluster, so `evaluate.py --ray local|ADDRESS` uses every core of this machine or of a cluster; so do the
-label shards of `python -m quando_env.agents.distill label --ray` (RayRunner.run: any function over items).
+label shards of `python -m quando_env.training.distill label --ray` (RayRunner.run: any function over items).
 
 Only this module imports Ray, and evaluate.py and distill import it for --ray alone. A task runs the very
 play_batch a single process runs, on agents it builds itself from the recipe it is given (evaluate.py's: the
@@ -26,7 +26,7 @@ def _call(fn, item):
 class RayRunner:
     """Runs a match's batches as tasks on the Ray at `address` ("local": a Ray started on this machine, on
     loopback; an address joins that cluster; ConnectionError naming it when no cluster answers there, within
-    init_ray's timeout). The runner of agents.evaluation.play_match."""
+    init_ray's timeout). The runner of evaluation.matches.play_match."""
 
     def __init__(self, address: str = "local"):
         init_ray(address)

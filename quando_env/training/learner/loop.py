@@ -1,8 +1,9 @@
 """The learner: collect a rollout of every game, learn from it, repeat (`Learner.iteration`).
 
-`Learner` holds a run's state (the games, the network, the optimizer, the pool, the rollout buffers, the
-counters): who plays which seat, acting, the rewards each decision earns, the advantages, the updates, the model
-it makes, and saving and resuming (no pickle). The package's docstring says how it plays and learns.
+`Learner` holds a run's learning (the network, the optimizer, the pool, the counters): the plan a rollout is
+collected by, the advantages, the updates, the model it makes, and saving and resuming (no pickle). Its
+`collector` (collect.Collector) holds the games, who plays their seats, acting and the rewards each decision
+earns. The package's docstring says how it plays and learns.
 """
 import copy
 import dataclasses
@@ -19,17 +20,15 @@ import torch
 from torch import nn
 
 from quando_env.checks import need, shown
-from quando_env.registry import game_class
 
 from .. import sparse
-from ..learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
+from quando_env.agents.learned import FORMAT, LearnedAgent, load_model, replace_file, save_arrays, save_model
+from .buffer import Rollout, Transition
+from .collect import Collector
 from .hyper import Hyper
 from .losses import loss_function
-from .net import Legal, Net, as_tensors, dense, masked_log_probs, masked_probs
-from .rollout import Rollout, Transition
+from .net import Net, anchored, as_tensors
 from .state import check_state, read_state
-
-LEARNER = -1        # owner of a seat played by the learner (pool entries are 0, 1, ...)
 
 
 def thread_counts(threads: int) -> None:
@@ -44,24 +43,21 @@ class Diverged(ValueError):
 
 
 class Learner:
-    """The state of a run: the games, the network, the optimizer, the pool, the rollout buffer, the counters."""
+    """The state of a run: the network, the optimizer, the pool, the counters, and its collector (the games)."""
 
     def __init__(self, hp: Hyper, heuristic=None):
-        from .. import game_agents, make_agent
+        from quando_env.agents import game_agents
 
         self.hp = hp
         thread_counts(hp.threads)
         torch.manual_seed(hp.seed)
-        self.rng = np.random.default_rng(hp.seed)
-        self.game = game_class(hp.game)(hp.num_games, seed=hp.seed, autoreset=False, num_players=hp.num_players,
-                                        **hp.options)
-        g = self.game
-        self.n, self.B, self.obs_dim, self.num_actions = g.num_players, g.num_games, g.obs_dim, g.num_actions
+        self.ahead = None                   # the rollout being collected (a Future), with overlap
         self.heuristic = heuristic if heuristic is not None else game_agents(hp.game)["heuristic"]()
-        self.teacher = self.heuristic if hp.teacher == "heuristic" else make_agent(
-            "rollout", seed=hp.seed, game=hp.game, num_players=self.n, samples=hp.teacher_samples,
-            knock_samples=2 * hp.teacher_samples, **hp.options)
-        self.num_features = g.action_feature_dim if hp.move_hidden else 0
+        self.collector = Collector(hp, self.heuristic, self.settle)
+        self.game = self.collector.game
+        c = self.collector
+        self.n, self.B, self.obs_dim, self.num_actions = c.n, c.B, c.obs_dim, c.num_actions
+        self.num_features = c.num_features
         self.dev = torch.device(hp.device)
         self.net = Net(self.obs_dim, self.num_actions, hp.hidden,
                        (self.num_features, hp.move_hidden) if hp.move_hidden else None).to(self.dev)
@@ -78,31 +74,21 @@ class Learner:
             self.load_weights(weights, strict=bool(move) or not hp.move_hidden)   # a flat model starts a scorer
         self.opt = torch.optim.Adam(self.net.parameters(), lr=hp.bc_lr if hp.bc_decisions > 0 else hp.lr, eps=1e-5)
         self.snapshots = []                 # LearnedAgents holding frozen copies of the weights
-        self.rows = np.arange(self.B)
-        self.owner = np.full((self.B, self.n), LEARNER, np.int64)
-        self.last = np.full((self.B, self.n), -1, np.int64)    # each seat's pending decision (buffer row)
-        cap = self.B * hp.rollout_steps + self.B * self.n      # a rollout's decisions + the carried ones
-        self.roll = Rollout(cap, self.obs_dim, self.num_actions, self.num_features)     # the one collected last
-        # overlap: the next rollout is collected into the other buffer by a copy of the network (`actor`) while
-        # the last one is learned from
-        self.spare = Rollout(cap, self.obs_dim, self.num_actions, self.num_features) if hp.overlap else self.roll
+        # overlap: the next rollout is collected by a copy of the network (`actor`) while the last one is learned
+        # from
         self.actor = copy.deepcopy(self.net) if hp.overlap else self.net
+        c.net, c.actor = self.net, self.actor
         self.update_rng = np.random.default_rng([hp.seed, 1])     # the minibatches' order: learning draws
                                                                     # nothing of what collecting draws
         self.worker = ThreadPoolExecutor(1, initializer=thread_counts, initargs=(hp.threads,)) if hp.overlap \
             else None                       # (it holds no reference to the learner, which can then be freed)
-        self.collector = self.worker.submit(threading.get_ident).result() if hp.overlap else None   # its thread
-        self.ahead = None                   # the rollout being collected (a Future), with overlap
+        self.collecting = self.worker.submit(threading.get_ident).result() if hp.overlap else None  # its thread
         self.counters = {"decisions": 0, "bc_decisions": 0, "rl_decisions": 0, "updates": 0, "episodes": 0,
                          "learner_seats": 0, "learner_wins": 0, "loop_seconds": 0.0, "loop_decisions": 0}
         self.imitating = hp.bc_decisions > 0
-        self.plan = self.acting_plan()
-        if hp.round_credit:             # each seat's estimated chance to win its game, as of the last round's end
-            self.credit = hp.win_model()
-            self.win_p = np.full((self.B, self.n), self.credit.start())
-        self.draw_owners(self.rows)
+        c.start(self.acting_plan())
 
-    # ------------------------------------------------------------------ who plays which seat
+    # ------------------------------------------------------------------ who plays the other seats
     def pool(self) -> tuple[list, np.ndarray]:
         """(opponents, draw probabilities): the heuristic, then the snapshots."""
         if not self.snapshots:
@@ -120,184 +106,25 @@ class Learner:
     def buf(self) -> Transition:
         """The decisions of the rollout collected last (once one being collected is done)."""
         self.settle()
-        return self.roll.buf
+        return self.collector.roll.buf
 
     @property
     def count(self) -> int:
         self.settle()
-        return self.roll.count
-
-    def draw_owners(self, games: np.ndarray) -> None:
-        """Owners of the seats of games starting an episode: one learner seat, the rest learner or pool."""
-        k = games.size
-        imitating, opponents, p = self.plan
-        if imitating:                   # warm start: the heuristic plays every seat, all recorded
-            self.owner[games] = LEARNER
-            return
-        own = self.rng.choice(len(opponents), size=(k, self.n), p=p / p.sum())
-        own[self.rng.random((k, self.n)) < self.hp.self_play_share] = LEARNER
-        own[np.arange(k), self.rng.integers(self.n, size=k)] = LEARNER
-        self.owner[games] = own
-
-    # ------------------------------------------------------------------ acting
-    def seat_view(self) -> tuple[np.ndarray, np.ndarray]:
-        """What the deciders are given in every game: the observation of the player to move and its legal mask
-        (nothing else of the game reaches a policy; the move features, read per decider, are from its view).
-        Called between iterations, it first waits for the rollout being collected, whose thread steps the games."""
-        self.settle()
-        return self.game.observe(), self.game.legal_action_mask
+        return self.collector.roll.count
 
     def move_header(self) -> dict | None:
         return {"features": self.num_features, "hidden": list(self.hp.move_hidden)} if self.hp.move_hidden else None
 
-    def legal_features(self, games: np.ndarray, masks: np.ndarray) -> tuple | None:
-        """The legal moves of the player to move in the listed games (None without a move scorer): (rows
-        0..len(games)-1, actions, (L, F) features), row by row in action order. (Waits as seat_view does.)"""
-        if not self.hp.move_hidden:
-            return None
-        self.settle()
-        rows, acts = np.nonzero(masks)
-        return rows, acts, self.game.action_features(games=games)[rows, acts]
-
-    def anchor_moves(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray | None:
-        """The heuristic's moves that an anchored run adds `anchor` to (None without an anchor). (Waits as seat_view
-        does: the collecting thread plays the same heuristic agent.)"""
-        if not self.hp.anchor:
-            return None
-        self.settle()
-        return self.heuristic.act(obs, masks)
-
-    def anchored(self, logits, anchor):
-        """The policy's outputs: the network's, plus `anchor` on the heuristic's move (as agents.learned plays)."""
-        if anchor is None:
-            return logits
-        if isinstance(logits, Legal):
-            return logits.add(anchor, self.hp.anchor)
-        rows = torch.arange(len(anchor), device=logits.device)
-        return logits.index_put((rows, anchor), logits.new_tensor(self.hp.anchor), accumulate=True)
-
-    def policy(self, obs: np.ndarray, masks: np.ndarray, moves=None, anchor=None, net=None) -> tuple:
-        """The current policy (or `net`'s: collection's copy) on rows of observations and masks (anchor: the
-        heuristic's moves of an anchored run): (probs (B, num_actions), the distribution the learner acts by (ppo:
-        the masked softmax; dmc: epsilon-greedy on the action values), log-probabilities of the masked softmax,
-        policy outputs, values (B,))."""
-        with torch.no_grad():
-            logits, value = (net or self.net)(sparse.sparse_rows(obs), as_tensors(moves, self.dev))
-            logits = dense(self.anchored(logits, None if anchor is None else torch.from_numpy(anchor).to(self.dev)))
-            legal = torch.from_numpy(np.ascontiguousarray(masks, bool)).to(self.dev)
-            logp_all = masked_log_probs(logits, legal)
-            probs = masked_probs(logp_all, legal).cpu().numpy().astype(np.float64)
-        logits, logp_all, value = logits.cpu().numpy(), logp_all.cpu().numpy(), value.cpu()
-        if self.hp.method != "ppo":
-            probs = self.hp.epsilon * masks / masks.sum(axis=1, keepdims=True)
-            probs[np.arange(len(obs)), np.where(masks, logits, -np.inf).argmax(axis=1)] += 1 - self.hp.epsilon
-        return probs, logp_all, logits, value.numpy()
-
-    def decide(self, obs, masks, labels=None, moves=None, anchor=None, net=None):
-        """The learner's (actions, log-probabilities, values, actions played) for rows of observations and
-        masks: actions drawn from `policy`'s probabilities, or in the warm start the teacher's `labels`, played
-        as they are except for the `bc_dagger` share that plays a drawn action. dmc: the values are the chosen
-        actions' values. (Waits as seat_view does: the draws come from the collecting thread's generator.)"""
-        self.settle()
-        probs, logp_all, logits, value = self.policy(obs, masks, moves, anchor, net)
-        rows = np.arange(len(obs))
-        dagger = labels is not None and self.hp.bc_dagger > 0
-        if labels is None or dagger:        # inverse CDF: an action of probability 0 (illegal) is never drawn
-            c = np.cumsum(probs, axis=1)
-            drawn = (c > self.rng.random(len(obs))[:, None] * c[:, -1:]).argmax(axis=1)
-        acts = drawn if labels is None else labels
-        played = np.where(self.rng.random(len(obs)) < self.hp.bc_dagger, drawn, labels) if dagger else acts
-        return acts, logp_all[rows, acts], logits[rows, acts] if self.hp.method == "dmc" else value, played
-
     # ------------------------------------------------------------------ experience
     def collect(self, plan=None) -> tuple[list, np.ndarray]:
-        """Step every game `rollout_steps` times by `plan` (acting_plan: the current one if None). Returns (row
-        ranges of the buffer, one per step, the carried rows first; ready: rows whose rewards are complete), also
-        kept in self.roll with the rollout."""
-        hp, g = self.hp, self.game
-        self.plan = plan or self.acting_plan()
-        imitating, opponents, _ = self.plan
-        last, self.roll, self.spare = self.roll, self.spare, self.roll      # the same buffer without overlap
-        held = self.last >= 0               # decisions still waiting for rewards move to the front
-        self.roll.start(last, self.last[held], imitating)
-        self.last[held] = np.arange(self.roll.count)
-        roll = self.roll
-        b, segments = roll.buf, roll.segments
-        actions = np.empty(self.B, np.int64)
-        for _ in range(hp.rollout_steps):
-            obs, masks = self.seat_view()
-            cur = g.current_player
-            who = self.owner[self.rows, cur]
-            mine = np.flatnonzero(who == LEARNER)
-            start = roll.count
-            if mine.size:
-                o, m = obs[mine], masks[mine]
-                f = self.legal_features(mine, m)
-                anchor = self.anchor_moves(o, m)
-                acts, logp, val, played = self.decide(o, m, self.teacher.act(o, m) if imitating else None, f,
-                                                      anchor, self.actor)
-                ids = start + np.arange(mine.size)
-                if anchor is not None:
-                    b.anchor[ids] = anchor
-                b.obs[ids], b.mask[ids], b.act[ids], b.logp[ids], b.val[ids] = o, m, acts, logp, val
-                roll.store_moves(ids, f)
-                seats = cur[mine]
-                prev = self.last[mine, seats]
-                b.nxt[prev[prev >= 0]] = ids[prev >= 0]
-                self.last[mine, seats] = ids
-                actions[mine] = played
-                roll.count += mine.size
-            segments.append((start, roll.count))
-            for k in np.unique(who[who != LEARNER]):
-                idx = np.flatnonzero(who == k)
-                feats = g.action_features(games=idx) if opponents[k].uses_action_features else None
-                actions[idx] = opponents[k].act(obs[idx], masks[idx], features=feats)
-            self.reward(g.step(actions))
-        roll.ready = np.ones(roll.count, bool)
-        roll.ready[self.last[self.last >= 0]] = False
-        if hp.overlap:
+        """Collect a rollout by `plan` (acting_plan: the current one if None). Returns (row ranges of the buffer, one
+        per step, the carried rows first; ready: rows whose rewards are complete), also kept in collector.roll
+        with the rollout; with overlap its minibatches are prepared too (in the collecting thread)."""
+        roll = self.collector.collect(plan or self.acting_plan())
+        if self.hp.overlap:
             self.prepare(roll)
-        return segments, roll.ready
-
-    def reward(self, r: np.ndarray) -> None:
-        """Credit a step's (B, n) points to each learner seat's pending decision; end and restart the episodes
-        that ended (win reward by the game's winners)."""
-        hp, g, n = self.hp, self.game, self.n
-        add = np.zeros_like(r)
-        if hp.points_coef and n > 1:
-            add += hp.points_coef * (r - (r.sum(axis=1, keepdims=True) - r) / (n - 1))
-        ended = np.flatnonzero(g.game_over | g.truncated)
-        won = np.zeros((0, n), bool)
-        if ended.size:
-            won = g.winners(ended)
-            add[ended] += np.where(won, hp.win_reward, -hp.win_reward)
-        if hp.round_credit:
-            add += hp.round_credit * self.win_change(ended, won)
-        held = self.last >= 0
-        self.roll.buf.rew[self.last[held]] += add[held]
-        if ended.size:
-            mine = self.owner[ended] == LEARNER
-            c = self.roll.tally
-            c["episodes"] += ended.size
-            c["learner_seats"] += int(mine.sum())
-            c["learner_wins"] += int((mine & won).sum())
-            self.last[ended] = -1
-            g.reset(games=ended)
-            self.draw_owners(ended)
-
-    def win_change(self, ended: np.ndarray, won: np.ndarray) -> np.ndarray:
-        """(B, n) change of each seat's chance to win over the last step: at a round's end the model's chance
-        after it less before it, at the game's end 1 for its winners or 0 less before (so a game's changes add up
-        to won - the chance at the start)."""
-        g, now = self.game, self.win_p.copy()
-        done = np.flatnonzero(g.round_over)
-        if done.size:
-            now[done] = self.credit.prob(g.totals[done], g.rounds_done[done])
-        now[ended] = won
-        change = now - self.win_p
-        now[ended] = self.credit.start()       # the next episode
-        self.win_p = now
-        return change
+        return roll.segments, roll.ready
 
     def advantages(self, roll: Rollout, lam: float) -> tuple[np.ndarray, np.ndarray]:
         """(advantages, returns) by GAE along each seat's chain of decisions, newest step first; a chain that
@@ -361,7 +188,7 @@ class Learner:
     def loss(self, imitating, obs, moves, masks, acts, old_logp, adv, ret, anchor) -> dict:
         """The minibatch loss of a phase and the method (`loss_function`), with its parts by name."""
         logits, value = self.net(obs, moves)
-        logits = self.anchored(logits, anchor if self.hp.anchor else None)
+        logits = anchored(logits, anchor if self.hp.anchor else None, self.hp.anchor)
         return loss_function(self.hp.method, imitating)(self.hp, logits, value, masks, acts, old_logp, adv, ret)
 
     def iteration(self) -> dict:
@@ -375,7 +202,7 @@ class Learner:
         else:
             self.ahead.result()
             self.ahead = None
-        roll = self.roll
+        roll = self.collector.roll
         done = int(roll.ready.sum())
         for k, v in roll.tally.items():
             c[k] += v
@@ -412,7 +239,7 @@ class Learner:
     def settle(self) -> None:
         """Wait for a rollout being collected (overlap): the run's state, its games included, is then whole (to
         save it, or to read the games from another thread). Nothing to wait for in the collecting thread itself."""
-        if self.ahead is not None and threading.get_ident() != self.collector:
+        if self.ahead is not None and threading.get_ident() != self.collecting:
             self.ahead.result()
 
     # ------------------------------------------------------------------ the model
@@ -473,8 +300,8 @@ class Learner:
         hp = dataclasses.asdict(self.hp)
         hp["hidden"] = list(hp["hidden"])
         text = json.dumps({"hyper": hp, "counters": self.counters, "imitating": self.imitating, "snapshots": snaps,
-                           "rng": self.rng.bit_generator.state, "update_rng": self.update_rng.bit_generator.state},
-                          indent=1)
+                           "rng": self.collector.rng.bit_generator.state,
+                           "update_rng": self.update_rng.bit_generator.state}, indent=1)
         replace_file(out / "state.json", lambda tmp: tmp.write_text(text))     # last: what --resume starts from
 
     @classmethod
@@ -532,10 +359,9 @@ class Learner:
         self.counters.update(state["counters"])
         self.imitating = state["imitating"]
         self.snapshots = [LearnedAgent(out / p, game=hp.game) for p in state["snapshots"]]
-        self.rng.bit_generator.state = state["rng"]
+        self.collector.rng.bit_generator.state = state["rng"]
         if "update_rng" in state:           # runs saved before it had its own
             self.update_rng.bit_generator.state = state["update_rng"]
         self.game.reset(seed=hp.seed + 1_000_003 * self.counters["updates"])
-        self.plan = self.acting_plan()
-        self.draw_owners(self.rows)
+        self.collector.start(self.acting_plan())
         return self

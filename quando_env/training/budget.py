@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .evaluation import AgentFailed, MatchResult, SeatStats, play_match
+from quando_env.evaluation.matches import AgentFailed, MatchResult, SeatStats, play_match
 
 _IMPORTED = time.perf_counter()     # where /proc cannot say when the process started
 PARTS = 4                           # an evaluation's parts: it may stop between two of them

@@ -1,6 +1,6 @@
 """Training of a MaskablePPO policy (Stable-Baselines3) on quando_env.make_vec_env, for any game with a heuristic
 agent: `python train.py --algo sb3 --game G` (installed: `python -m quando_env train --algo sb3`; this module runs
-as `python -m quando_env.agents.training` with the same options). Everything a run does fits in --seconds.
+as `python -m quando_env.training.sb3` with the same options). Everything a run does fits in --seconds.
 
 1. Warm start (optional, --bc-games): the policy imitates the game's heuristic and the value head learns the
    discounted returns of heuristic games, on games played in VectorGame batches (no opponent sees more than
@@ -27,12 +27,12 @@ from quando_env.files import not_written, replace_file, write_text, writes_fail_
 from quando_env.provenance import made_by
 from quando_env.registry import game_class, game_names
 
-from . import game_agents
+from quando_env.agents import game_agents
 from .budget import play_by, process_age
-from .ppo import DEFAULT_MODEL, PPOAgent, with_hint
-from .stops import Stopped, lock_folder, sigterm_stops
+from quando_env.agents.ppo import DEFAULT_MODEL, PPOAgent, with_hint
+from quando_env.stops import Stopped, lock_folder, sigterm_stops
 
-PROG = "python -m quando_env.agents.training"
+PROG = "python -m quando_env.training.sb3"
 
 
 def heuristic_of(game: str):
@@ -154,7 +154,7 @@ def warm_start(model, games: int, seed: int, gamma: float, reward_scale: float, 
 # ---------------------------------------------------------------- evaluation: what the run keeps its model by
 def reference_players(reference: str, game: str, count: int) -> list:
     """`count` fixed opponents of the evaluations: random players or the game's heuristic."""
-    from .random_agent import RandomAgent
+    from quando_env.agents.random_agent import RandomAgent
 
     return [RandomAgent() if reference == "random" else heuristic_of(game) for _ in range(count)]
 
@@ -175,7 +175,7 @@ def measure_name(args) -> str:
 def plot_curve(evaluations: list, path: Path, args) -> None:
     """curve.png: the measure the run keeps its model by, and the win rate (95% interval), over wall time; the
     kept evaluation circled."""
-    from .plots import pyplot
+    from quando_env.evaluation.plots import pyplot
 
     plt = pyplot()
     t = [e["wall_seconds"] for e in evaluations]

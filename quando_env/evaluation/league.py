@@ -1,16 +1,16 @@
 """League: several agents round robin, rated with OpenSkill (Plackett-Luce) from each game's final order (the
-game's own: agents.evaluation.places)."""
+game's own: evaluation.matches.places)."""
 from functools import partial
 from itertools import combinations
 
-from .evaluation import COLUMNS, AgentFailed, Interrupted, SeatStats, build_agents, format_table, has_knock, play_match
+from .matches import COLUMNS, AgentFailed, Interrupted, SeatStats, build_agents, format_table, has_knock, play_match
 
 LINEUP_SEED_STEP = 100_003    # lineup l of a league plays the games seeded seed + 100_003 l + j
 
 
 def lineups(names: list, num_players: int) -> list[tuple]:
     """Every set of num_players distinct entrants (round robin); with fewer entrants than seats, one lineup of
-    them all, whose extra seats rotate among them game by game (agents.evaluation)."""
+    them all, whose extra seats rotate among them game by game (evaluation.matches)."""
     if len(names) < 2:
         raise ValueError("a league needs at least two agents")
     if len(set(names)) != len(names):
@@ -29,7 +29,7 @@ def play_league(factories: dict, games_per_lineup: int, seed: int = 0, num_playe
     Ctrl-C raises evaluation.Interrupted with the result of the games played so far.
 
     Each game updates the ratings once: every entrant in the lineup is a team (its seats), ranked by its
-    best seat's place in that game (agents.evaluation.places: the game's winners first, then the final totals
+    best seat's place in that game (evaluation.matches.places: the game's winners first, then the final totals
     in the game's direction; ties share a rank). The stats hold knock counts only for a game with a knock."""
     from openskill.models import PlackettLuce
 

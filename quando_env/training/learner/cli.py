@@ -1,4 +1,4 @@
-"""The command line (`train.py`, `python -m quando_env train`, `python -m quando_env.agents.learner`).
+"""The command line (`train.py`, `python -m quando_env train`, `python -m quando_env.training.learner`).
 
 `parse_args` checks the whole command line before anything is written: the game's recipe, then --set, --seed,
 --threads, --eval-games, or with --resume the run's saved settings. `main` runs it (`train_stage`), then the game's
@@ -16,7 +16,7 @@ from quando_env.checks import printable, shown
 from quando_env.files import read_json, write_text, writes_fail_in_main_thread
 from quando_env.registry import game_names
 
-from ..stops import sigterm_stops
+from quando_env.stops import sigterm_stops
 from ..budget import process_age
 from .hyper import MAX_THREADS, OTHER_GAMES_DECISIONS, SEED_MAX32, Hyper, default_decisions, finish, recipe
 from .loop import Diverged
@@ -24,7 +24,7 @@ from .run import Run, open_run, write_failed
 from .state import read_state
 
 
-def parser(prog: str = "python -m quando_env.agents.learner") -> argparse.ArgumentParser:
+def parser(prog: str = "python -m quando_env.training.learner") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description="Train a learned agent by batched "
                                 "self-play against a pool (the game's heuristic, snapshots of itself). Bad options "
                                 "are refused before anything is written.", allow_abbrev=False)
@@ -92,7 +92,7 @@ def _setting(p: argparse.ArgumentParser, item: str) -> tuple[str, object]:
     return name, value
 
 
-def parse_args(argv=None, prog: str = "python -m quando_env.agents.learner") -> argparse.Namespace:
+def parse_args(argv=None, prog: str = "python -m quando_env.training.learner") -> argparse.Namespace:
     """The command line, checked as a whole before anything is written (argparse's exit 2, naming the option,
     otherwise): args.hyper is the run's checked settings (the game's recipe, then --set, --seed, --threads,
     --eval-games), or with --resume those saved in --out, which the options given must repeat; a new run given
@@ -183,7 +183,7 @@ def saved_hyper(p: argparse.ArgumentParser, out: Path, given: dict) -> Hyper:
     return hp
 
 
-def main(argv=None, prog: str = "python -m quando_env.agents.learner", since_process_start: bool = False) -> int:
+def main(argv=None, prog: str = "python -m quando_env.training.learner", since_process_start: bool = False) -> int:
     """Exit status 0; 2 for a bad option (nothing written) or an --out folder another run is writing to; 130
     after Ctrl-C, 143 after SIGTERM (a scheduler's or kill's stop; a background job of a shell ignores Ctrl-C),
     both with the model and state saved; 1 when an update diverged (the last good model and state saved). `prog`:

@@ -1,7 +1,7 @@
 """A batched self-play learner written once over the game contract (quando_env.core.Game): any game with a
 heuristic agent trains with it, and the result plays as agents.learned.LearnedAgent.
 
-    python -m quando_env.agents.learner --game cabo --seconds 600 --out runs/learned_cabo
+    python -m quando_env.training.learner --game cabo --seconds 600 --out runs/learned_cabo
 
 How it plays. `num_games` games of one VectorGame are stepped together; every game has an owner per seat, drawn
 when its episode starts: the learner, or an opponent from the pool (the game's heuristic, frozen snapshots of
@@ -14,7 +14,7 @@ How decisions earn rewards (per-seat trajectories). Rewards are those of reward=
 reward for a seat is `points_coef` times its points less the mean of the other seats' (round points, oriented by
 the game so that more is better), and at the end of an episode +-`win_reward` by the game's own `winners`. With
 `round_credit` > 0 each round's end also gives every seat that weight times the change of its estimated chance to
-win the game over the round (agents.credit: fitted from the public totals; at the game's end the chance becomes 1
+win the game over the round (training.credit: fitted from the public totals; at the game's end the chance becomes 1
 or 0 by the winners, so a game's credit adds up to won - the chance at its start). What
 a seat collects between two of its decisions belongs to the earlier one (`last[g, seat]` is the seat's pending
 decision, `nxt` links it to the seat's next one). A decision still pending when a rollout ends is carried into
@@ -47,30 +47,33 @@ The package, one concept a module, in reading order:
   `default_decisions`, `finish`; RECIPES, DEFAULT_DECISIONS, FINISH hold them for the package's games);
 - `net`: the network (`Net`, its move scorer's `Legal` outputs) and the masked softmax it acts by;
 - `losses`: what an update minimizes, per method and phase (PPO, imitation, DMC);
-- `rollout`: the buffer of one rollout's decisions (`Rollout`, its arrays a `Transition`);
+- `buffer`: the buffer of one rollout's decisions (`Rollout`, its arrays a `Transition`);
+- `collect`: collecting a rollout (`Collector`: the games, who plays their seats, acting, the rewards);
 - `state`: what resuming reads of a saved run, checked;
-- `loop`: the learner itself (`Learner`: collect, reward, learn, save, resume);
+- `loop`: the learner itself (`Learner`: the plan, advantages, updates, the model, save, resume);
 - `run`: a run folder (`Run`: log, TensorBoard, evaluations, best.npz, curve.png, summary.json);
 - `cli`: the command line (`parse_args`, `main`); `__main__` runs it.
 
-Every name is importable from the package itself (`from quando_env.agents.learner import Hyper, Learner`).
+Every name is importable from the package itself (`from quando_env.training.learner import Hyper, Learner`).
 """
 from .hyper import (AGAINST_HEURISTIC, DEFAULT_DECISIONS, FINISH, MAX_ROLLOUT, MAX_ROUND_CREDIT, MAX_THREADS,
                     OTHER_GAMES_DECISIONS, RECIPES, SEED_MAX32, Hyper, default_decisions, finish, recipe)
-from .net import Legal, Net, as_tensors, dense, legal_moves, masked_log_probs, masked_probs, policy_terms
+from .net import Legal, Net, anchored, as_tensors, dense, legal_moves, masked_log_probs, masked_probs, policy_terms
 from .losses import LOSSES, dmc_imitation_loss, dmc_loss, imitation_loss, loss_function, ppo_loss
-from .rollout import Rollout, Transition
+from .buffer import Rollout, Transition
+from .collect import LEARNER, Collector
 from .state import check_state, is_pcg64_state, read_state
-from .loop import LEARNER, Diverged, Learner, thread_counts
+from .loop import Diverged, Learner, thread_counts
 from .run import Run, open_run, phase, plot_curve, read_summary
 from .cli import finish_args, main, parse_args, parser, read_recipe, saved_hyper, train_stage
 
 __all__ = ["AGAINST_HEURISTIC", "DEFAULT_DECISIONS", "FINISH", "MAX_ROLLOUT", "MAX_ROUND_CREDIT", "MAX_THREADS",
            "OTHER_GAMES_DECISIONS", "RECIPES", "SEED_MAX32", "Hyper", "default_decisions", "finish", "recipe",
-           "Legal", "Net", "as_tensors", "dense", "legal_moves", "masked_log_probs", "masked_probs", "policy_terms",
+           "Legal", "Net", "anchored", "as_tensors", "dense", "legal_moves", "masked_log_probs", "masked_probs",
+           "policy_terms",
            "LOSSES", "dmc_imitation_loss", "dmc_loss", "imitation_loss", "loss_function", "ppo_loss",
-           "Rollout", "Transition",
+           "Rollout", "Transition", "LEARNER", "Collector",
            "check_state", "is_pcg64_state", "read_state",
-           "LEARNER", "Diverged", "Learner", "thread_counts",
+           "Diverged", "Learner", "thread_counts",
            "Run", "open_run", "phase", "plot_curve", "read_summary",
            "finish_args", "main", "parse_args", "parser", "read_recipe", "saved_hyper", "train_stage"]

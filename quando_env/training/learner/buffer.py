@@ -1,7 +1,7 @@
 """The rollout buffer: the decisions one rollout collected, their legal moves, and how they were collected.
 
 (The rollout search agent is another module, quando_env.agents.rollout.) A `Rollout` is filled by
-`Learner.collect`; decisions still waiting for their rewards when it ends are carried to the front of the next one.
+`Collector.collect`; decisions still waiting for their rewards when it ends are carried to the front of the next one.
 """
 from dataclasses import dataclass, fields
 
@@ -60,7 +60,7 @@ class Rollout:
         self.tally = {"episodes": 0, "learner_seats": 0, "learner_wins": 0}
 
     def store_moves(self, ids: np.ndarray, moves: tuple) -> None:
-        """Keep the legal moves (rows 0.., actions, features: `Learner.legal_features`) of decisions ids
+        """Keep the legal moves (rows 0.., actions, features: `Collector.legal_features`) of decisions ids
         (consecutive, in order)."""
         if not self.moves:
             return

@@ -16,7 +16,7 @@ win rates, league ratings and knock success mean the same in every game. Summari
 something for the game: knock counts only for a game with a knock (Game.knock_action).
 
 A match is cut into batches (split_games) that play_batch plays one at a time: play_match plays them here one
-after another, or hands them to a runner (agents.ray_tasks.RayRunner: Ray tasks on every CPU of a cluster),
+after another, or hands them to a runner (evaluation.ray_tasks.RayRunner: Ray tasks on every CPU of a cluster),
 and adds up their results whatever order they come back in. Ctrl-C raises Interrupted, a KeyboardInterrupt
 carrying the results of the batches that had come back; an agent that raises, AgentFailed carrying them.
 """
@@ -30,7 +30,7 @@ from quando_env import rng
 from quando_env.checks import as_int, check_plays
 from quando_env.registry import game_class
 
-from .base import Agent
+from quando_env.agents.base import Agent
 
 MAX_GAMES = 10_000_000        # games of a match (or per lineup): the per-game results held take 16 bytes a seat
 
@@ -182,7 +182,7 @@ def play_match(agents, games: int, seed: int = 0, names: list | None = None, bat
 
     agents: the agents, or a picklable function building them (e.g. partial(build_agents, makers)): a runner
     then builds them inside each task rather than receiving copies. runner: where the batches run (None: here,
-    one after another; agents.ray_tasks.RayRunner: as Ray tasks): an object with `num_cpus` (the batches are
+    one after another; evaluation.ray_tasks.RayRunner: as Ray tasks): an object with `num_cpus` (the batches are
     at least that many) and `map(play, batches, on_games)`, yielding play(batch) for every batch in any order
     and calling on_games(m) as m games finish. config: the game's options (num_players defaults to
     len(agents)). An agent that declares another game (its `game`) is refused before any game is played.

@@ -101,7 +101,7 @@ def label_shard(settings: LabelSettings, index: int, policy=None, search=None) -
     """The arrays of shard `index` (what a Ray task returns; the caller writes them), and its seconds. policy /
     search: agents to use instead of those the settings name (the game's heuristic or learned:PATH, and its
     rollout search: a game without an agents package, such as a test's, passes its own)."""
-    from . import make_agent
+    from quando_env.agents import make_agent
 
     t0 = time.perf_counter()
     s = settings
@@ -365,9 +365,9 @@ def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "",
     returns the held-out evaluation (on the last `holdout` shards; the training shards where holdout is 0)."""
     import torch
 
-    from .learned import save_model
+    from quando_env.agents.learned import save_model
     from .learner import Hyper, Learner, dense, masked_log_probs
-    from .random_agent import RandomAgent
+    from quando_env.agents.random_agent import RandomAgent
 
     header, shards = load_labels(folder)
     need(holdout < len(shards) or holdout == 0, f"holdout={holdout}", f"fewer than the {len(shards)} shards of "
@@ -439,7 +439,7 @@ def shard_range(text: str) -> tuple[int, int]:
 def _search_defaults() -> dict:
     import inspect
 
-    from .search import SearchAgent
+    from quando_env.agents.search import SearchAgent
     return {k: v.default for k, v in inspect.signature(SearchAgent).parameters.items() if k in ("samples",
                                                                                                  "knock_samples")}
 
@@ -447,8 +447,8 @@ def _search_defaults() -> dict:
 SEARCH_DEFAULTS = _search_defaults()       # the search teacher's worlds, label's defaults with --teacher search
 
 
-def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.ArgumentParser:
-    from .evaluate_cli import ray_address
+def parser(prog: str = "python -m quando_env.training.distill") -> argparse.ArgumentParser:
+    from quando_env.evaluation.cli import ray_address
 
     p = argparse.ArgumentParser(prog=prog, description="Distil the rollout search into the move-scoring policy: "
                                 "label decisions with the search (label), then fit a network to them (train). Bad "
@@ -525,9 +525,9 @@ def existing_folder(text: str) -> str:
     return text
 
 
-def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> argparse.Namespace:
+def parse_args(argv=None, prog: str = "python -m quando_env.training.distill") -> argparse.Namespace:
     """The command line, checked before anything is written: label's game options and policy, train's init."""
-    from . import check_agent, game_package
+    from quando_env.agents import check_agent, game_package
 
     p = parser(prog)
     args = p.parse_args(argv)
@@ -569,7 +569,7 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
     return args
 
 
-def main(argv=None, prog: str = "python -m quando_env.agents.distill") -> int:
+def main(argv=None, prog: str = "python -m quando_env.training.distill") -> int:
     """Exit status 0; 2 for a bad option (nothing written); 1 when training refuses the labels or init."""
     args = parse_args(argv, prog)
 
@@ -586,7 +586,7 @@ def main(argv=None, prog: str = "python -m quando_env.agents.distill") -> int:
         print(f"wrote {args.out}: held-out accuracy {e['accuracy']:.3f} (the search's choice), regret "
               f"{e['regret']:.3f} points where its move was searched ({e['searched']:.0%})")
         return 0
-    from .evaluate_cli import ray_runner
+    from quando_env.evaluation.cli import ray_runner
 
     try:
         runner = ray_runner(args.ray)
