@@ -8,7 +8,8 @@ import pytest
 import tiny_game
 
 from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
-from quando_env.agents.distill import MANIFEST, LabelSettings, label, main, read_shard, shard_path, train
+from quando_env.agents.distill import (MANIFEST, LabelSettings, label, load_folders, main, read_shard, shard_path,
+                                      train)
 from quando_env.agents.evaluation import play_match
 from quando_env.agents.learned import LearnedAgent, load_model
 from quando_env.agents.rollout import SearchKit
@@ -195,6 +196,27 @@ def test_a_model_trained_on_quando_labels_plays_as_learned_path(tmp_path, capsys
     assert all(np.array_equal(w1[k], w2[k]) for k in w1)       # deterministic for a seed
     assert main(["train", str(labels), "--out", str(again), "--hidden", "32", "--move-hidden", "16,8", "--epochs",
                  "1", "--init", str(model)]) == 0            # a model of its own starts another
+
+
+def test_train_takes_several_folders_of_one_game_holding_out_each_ones_last_shards(tmp_path, capsys):
+    a, b, other, model = tmp_path / "a", tmp_path / "b", tmp_path / "other", tmp_path / "model.npz"
+    assert run_label(a, "--shards", "2") == 0 and run_label(b, "--shards", "3", "--seed", "7") == 0
+    header, fit, held, listed = load_folders([a, b], holdout=1)
+    assert header["game"] == "quando" and listed == [{"folder": str(a), "labels": 12}, {"folder": str(b), "labels": 18}]
+    last = [read_shard(shard_path(a, 1))[1], read_shard(shard_path(b, 2))[1]]
+    assert [h["choice"].tolist() for h in held] == [x["choice"].tolist() for x in last]
+    assert len(fit) == 3 and sum(len(s["choice"]) for s in fit) == 18
+    assert main(["train", str(a), str(b), "--out", str(model), "--hidden", "16", "--move-hidden", "8,8", "--epochs",
+                 "1"]) == 0
+    info = load_model(model)[0]["info"]
+    assert info["labels"] == 18 and info["labels_folders"] == listed
+    assert run_label(other, "--shards", "2", "--players", "3") == 0
+    capsys.readouterr()
+    model.unlink()
+    assert main(["train", str(a), str(other), "--out", str(model)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(a) in err and str(other) in err and "one game and options" in err
+    assert not model.exists()
 
 
 # ---------------------------------------------------------------- the tiny game, with a search kit of its own

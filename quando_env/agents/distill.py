@@ -28,10 +28,11 @@ shard it came from, 0..games-1). manifest.json: {"format", "settings" (the run's
 {"file", "sha256", "labels"}}}.
 
 train: the learner's Net (agents.learner, with its move scorer where the game has move features) is fitted to the
-labels by cross-entropy between its softmax over the legal moves and the softmax of the searched candidates'
-values / --temperature (the search's choice alone where it searched one candidate, or with --temperature 0), and
-its imitation accuracy (its best move is the search's choice) is reported on held-out shards. The model file is
-agents.learned's (format 2): `learned:PATH` plays it, `train.py --set init=PATH` fine-tunes it.
+labels of one or more folders (all of one game and options) by cross-entropy between its softmax over the legal
+moves and the softmax of the searched candidates' values / --temperature (the search's choice alone where it
+searched one candidate, or with --temperature 0), and its imitation accuracy (its best move is the search's choice)
+is reported on held-out shards (each folder's last --holdout ones). The model file is agents.learned's (format 2),
+its info listing every folder and its labels: `learned:PATH` plays it, `train.py --set init=PATH` fine-tunes it.
 """
 import argparse
 import hashlib
@@ -298,6 +299,26 @@ def load_labels(folder) -> tuple[dict, list[dict]]:
     return first, shards
 
 
+def load_folders(folders, holdout: int = 0) -> tuple[dict, list[dict], list[dict], list[dict]]:
+    """(header, training shards, held-out shards, [{"folder", "labels"}]) of label folders all of one game and
+    options: each folder's last `holdout` shards are held out (none with 0); ValueError naming the folders that
+    differ, or one with `holdout` or fewer shards."""
+    first, fit, held, listed = None, [], [], []
+    for folder in folders:
+        header, shards = load_labels(folder)
+        if first is None:
+            first = (folder, header)
+        elif (header["game"], header["options"]) != (first[1]["game"], first[1]["options"]):
+            raise ValueError(f"{folder} labels {header['game']} {header['options']}, {first[0]} "
+                             f"{first[1]['game']} {first[1]['options']}: give folders of one game and options")
+        need(holdout < len(shards) or holdout == 0, f"holdout={holdout}", f"fewer than the {len(shards)} shards "
+             f"of {folder} (or 0: report on the training shards)")
+        fit += shards[:len(shards) - holdout]
+        held += shards[len(shards) - holdout:] if holdout else []
+        listed.append({"folder": str(folder), "labels": sum(int(s["choice"].size) for s in shards)})
+    return first[1], fit, held, listed
+
+
 def joined(shards: list[dict]) -> dict:
     """The shards' arrays end to end, with "fstart": where each decision's feature rows begin."""
     data = {k: np.concatenate([s[k] for s in shards]) for k in ("obs", "masks", "values", "choice")}
@@ -358,20 +379,20 @@ def evaluate(net, data: dict, size: int = 4096) -> dict:
     return {"accuracy": right / n, "regret": regret / max(searched, 1), "searched": searched / n}
 
 
-def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "", temperature: float = 1.0,
+def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "", temperature: float = 1.0,
           epochs: int = 10, lr: float = 1e-3, minibatch: int = 256, holdout: int = 1, seed: int = 0,
           threads: int = 1, log=print) -> dict:
-    """Fit the learner's Net to the label shards of `folder` and write the model to `out` (agents.learned's format);
-    returns the held-out evaluation (on the last `holdout` shards; the training shards where holdout is 0)."""
+    """Fit the learner's Net to the label shards of `folders` (one folder or several, of one game and options) and
+    write the model to `out` (agents.learned's format); returns the held-out evaluation (on each folder's last
+    `holdout` shards; the training shards where holdout is 0)."""
     import torch
 
     from .learned import save_model
     from .learner import Hyper, Learner, dense, masked_log_probs
     from .random_agent import RandomAgent
 
-    header, shards = load_labels(folder)
-    need(holdout < len(shards) or holdout == 0, f"holdout={holdout}", f"fewer than the {len(shards)} shards of "
-         f"{folder} (or 0: report on the training shards)")
+    folders = [folders] if isinstance(folders, (str, Path)) else list(folders)
+    header, fit_shards, held_shards, listed = load_folders(folders, holdout)
     options = dict(header["options"])
     n = options.pop("num_players")
     if not game_class(header["game"]).action_feature_parts:
@@ -382,8 +403,8 @@ def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "",
                             move_hidden=tuple(move_hidden), init=init, seed=seed, threads=threads, num_games=1,
                             rollout_steps=1), heuristic=RandomAgent())
     net = learner.net
-    fit = joined(shards[:len(shards) - holdout] if holdout else shards)
-    held = joined(shards[len(shards) - holdout:]) if holdout else fit
+    fit = joined(fit_shards)
+    held = joined(held_shards) if holdout else fit
     target = targets(fit["values"], fit["masks"], fit["choice"], temperature)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     order = np.random.default_rng(seed)
@@ -404,7 +425,7 @@ def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "",
         log(f"epoch {epoch + 1}/{epochs}: loss {np.mean(losses):.4f}, held-out accuracy {e['accuracy']:.3f}, "
             f"regret {e['regret']:.3f}")
     head = learner.header()
-    head["info"] = {"method": "distill", "labels": int(len(target)), "labels_folder": str(folder),
+    head["info"] = {"method": "distill", "labels": int(len(target)), "labels_folders": listed,
                     "temperature": temperature, "epochs": epochs, "seed": seed, "init": init}
     save_model(out, head, learner.weights())
     return e
@@ -500,7 +521,8 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
     lab.add_argument("--quiet", action="store_true", help="no progress lines")
     tr = sub.add_parser("train", help="fit the move-scoring policy to label shards", allow_abbrev=False,
                         description="Fit the learner's network (with its move scorer) to the search's labels.")
-    tr.add_argument("labels", type=existing_folder, help="a folder of label shards")
+    tr.add_argument("labels", type=existing_folder, nargs="+", help="folders of label shards, all of one game and "
+                    "options (e.g. the policy's games against itself and against the heuristic)")
     tr.add_argument("--out", required=True, type=argtypes.output_file, help="the model file to write (.npz)")
     tr.add_argument("--hidden", type=widths, default=(128, 128), help="trunk widths (default 128,128)")
     tr.add_argument("--move-hidden", type=widths, default=(128, 64), help="the move scorer's two widths (default "
@@ -512,8 +534,8 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
     tr.add_argument("--epochs", type=argtypes.int_in(1, 100_000), default=10)
     tr.add_argument("--lr", type=argtypes.float_in(0.0, 1.0, above=True), default=1e-3)
     tr.add_argument("--minibatch", type=argtypes.int_in(1, 1 << 20), default=256)
-    tr.add_argument("--holdout", type=argtypes.int_in(0, MAX_SHARDS), default=1, help="shards (the last ones) held "
-                    "out for the accuracy (default 1; 0: report on the training shards)")
+    tr.add_argument("--holdout", type=argtypes.int_in(0, MAX_SHARDS), default=1, help="shards of each folder (its "
+                    "last ones) held out for the accuracy (default 1; 0: report on the training shards)")
     tr.add_argument("--seed", type=argtypes.int_in(0, 2**32 - 1), default=0)
     tr.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads (default 1)")
     return p
