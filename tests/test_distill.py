@@ -2,6 +2,7 @@
 search's candidate values true to its choice, and a network trained on them that plays."""
 import hashlib
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -217,6 +218,35 @@ def test_train_takes_several_folders_of_one_game_holding_out_each_ones_last_shar
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(a) in err and str(other) in err and "one game and options" in err
     assert not model.exists()
+
+
+def test_stats_count_each_phase_and_compare_the_search_with_the_played_and_heuristic_moves(tmp_path, capsys):
+    labels = tmp_path / "labels"
+    assert run_label(labels, "--shards", "2", "--teacher", "search", "--first", "2", "--shard-size", "20",
+                     "--max-candidates", "2") == 0
+    rows = [read_shard(shard_path(labels, i))[1] for i in range(2)]
+    obs, masks, values, visits, choice, played, phase = (np.concatenate([r[k] for r in rows]) for k in
+                                                         ("obs", "masks", "values", "visits", "choice", "played",
+                                                          "states"))
+    phase = phase["phase"]
+    heuristic = make_agent("heuristic", game="quando").act(obs, masks)
+    gaps = [np.diff(np.sort(v[n > 0])[-2:])[0] for v, n in zip(values, visits) if (n > 0).sum() >= 2]
+    capsys.readouterr()
+    assert main(["stats", str(labels), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)[str(labels)]
+    assert stats["labels"] == 40 and stats["shards"] == 2 and stats["game"] == "quando"
+    assert {int(p): s["labels"] for p, s in stats["phases"].items()} == dict(Counter(phase.tolist()))
+    a = stats["all"]
+    assert a["differs_played"] == pytest.approx(np.mean(choice != played))
+    assert a["differs_heuristic"] == pytest.approx(np.mean(choice != heuristic)) and a["differs_heuristic"] > 0
+    assert a["gap"] == pytest.approx(np.mean(gaps)) and a["candidates"] == pytest.approx((visits > 0).sum() / 40)
+    assert main(["stats", str(labels), "--no-heuristic"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "40 labels in 2 shards" in table[0] and table[-1].split()[:2] == ["all", "40"] and " - " in table[-1]
+    shard_path(labels, 1).write_bytes(b"damaged")
+    assert main(["stats", str(labels)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "shard_00001.npz is damaged" in err
 
 
 # ---------------------------------------------------------------- the tiny game, with a search kit of its own

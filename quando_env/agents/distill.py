@@ -4,6 +4,7 @@
     python -m quando_env.agents.distill label --game quando --teacher search --opponents heuristic --out labels/q
     python -m quando_env.agents.distill train labels/quando --out distilled.npz \
         --init quando_env/agents/models/learned_quando_4p.npz
+    python -m quando_env.agents.distill stats labels/quando
 
 label: games are played by a behaviour policy (the game's heuristic, or learned:PATH) in every seat
 (`--opponents self`) or in one seat per game against the game's heuristic (`--opponents heuristic`: game slot g's
@@ -538,6 +539,13 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
                     "last ones) held out for the accuracy (default 1; 0: report on the training shards)")
     tr.add_argument("--seed", type=argtypes.int_in(0, 2**32 - 1), default=0)
     tr.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads (default 1)")
+    st = sub.add_parser("stats", help="what label folders hold, per decision phase", allow_abbrev=False,
+                        description="Per decision phase and in all: labels, how often the search's choice differs "
+                        "from the played move and from the heuristic's, the mean gap between the best and second "
+                        "searched values, candidates, legal moves and worlds per label (agents.label_stats).")
+    st.add_argument("labels", type=existing_folder, nargs="+", help="folders of label shards")
+    st.add_argument("--json", action="store_true", help="JSON instead of tables")
+    st.add_argument("--no-heuristic", action="store_true", help="skip the comparison with the heuristic's choice")
     return p
 
 
@@ -583,7 +591,7 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
             done_shards(args.out, args.settings, range(*args.shards))
         except ValueError as e:
             p.error(f"argument --out: {e}")
-    else:
+    elif args.command == "train":
         if args.init and not Path(args.init).is_file():
             p.error(f"argument --init: no learned model at {args.init}")
         if args.move_hidden and len(args.move_hidden) != 2:
@@ -592,12 +600,21 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
 
 
 def main(argv=None, prog: str = "python -m quando_env.agents.distill") -> int:
-    """Exit status 0; 2 for a bad option (nothing written); 1 when training refuses the labels or init."""
+    """Exit status 0; 2 for a bad option (nothing written); 1 when training or stats refuse the labels, or
+    training its init."""
     args = parse_args(argv, prog)
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
+    if args.command == "stats":
+        from .label_stats import main as stats_text
+        try:
+            print(stats_text(args.labels, args.json, not args.no_heuristic))
+        except ValueError as err:
+            print(f"{prog} stats: error: {printable(err)}", file=sys.stderr)
+            return 1
+        return 0
     if args.command == "train":
         try:
             e = train(args.labels, args.out, args.hidden, args.move_hidden, args.init, args.temperature, args.epochs,
