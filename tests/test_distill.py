@@ -249,6 +249,31 @@ def test_stats_count_each_phase_and_compare_the_search_with_the_played_and_heuri
     assert len(err.splitlines()) == 1 and "shard_00001.npz is damaged" in err
 
 
+def test_a_learned_prior_is_recorded_and_checked_on_resuming_and_older_folders_resume_without_one(tmp_path, capsys):
+    search = ["--teacher", "search", "--first", "2"]
+    withp, without = tmp_path / "prior", tmp_path / "plain"
+    assert run_label(withp, "--shards", "1", *search, "--prior", "learned") == 0
+    header, arrays = read_shard(shard_path(withp, 0))
+    assert header["search"]["prior"] == "learned"
+    assert json.loads((withp / MANIFEST).read_text())["settings"]["prior"] == "learned"
+    with pytest.raises(SystemExit) as e:
+        run_label(withp, "--shards", "2", *search)                   # the same folder without the prior
+    assert e.value.code == 2 and "made with other settings" in capsys.readouterr().err
+    assert run_label(without, "--shards", "1", *search) == 0
+    assert "prior" not in read_shard(shard_path(without, 0))[0]["search"]
+    manifest = json.loads((without / MANIFEST).read_text())
+    del manifest["settings"]["prior"]                                  # a folder labelled before priors existed
+    (without / MANIFEST).write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert run_label(without, "--shards", "2", *search) == 0
+    assert "1 complete shard(s) skipped" in capsys.readouterr().out
+    for prior, message in [("heuristic", "not a learned model"), ("learned:nowhere.npz", "no learned model")]:
+        with pytest.raises(SystemExit) as e:
+            run_label(tmp_path / "bad", *search, "--prior", prior)
+        assert e.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
 # ---------------------------------------------------------------- the tiny game, with a search kit of its own
 @pytest.fixture
 def tiny(monkeypatch):

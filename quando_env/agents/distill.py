@@ -6,17 +6,17 @@
         --init quando_env/agents/models/learned_quando_4p.npz
     python -m quando_env.agents.distill stats labels/quando
 
-label: games are played by a behaviour policy (the game's heuristic, or learned:PATH) in every seat
-(`--opponents self`) or in one seat per game against the game's heuristic (`--opponents heuristic`: game slot g's
-policy sits in seat g mod players, and only its decisions are labelled); a share `--every` of the decisions with
-two or more legal moves is recorded and labelled by the teacher (`--teacher rollout`: RolloutAgent; `search`: the
-fast SearchAgent) through candidate_values: each searched candidate's mean score (higher is better for the mover)
-and the search's choice. Shard i (OUT/shard_00000.npz ...) is made by one task from the seed `seed + i` alone (its
-games, which decisions are labelled, the search's worlds), so the labels are the same however the shards are split
-between calls or machines, in this process or as Ray tasks (`--ray local|ADDRESS`). A shard is written whole
-(through a temporary file) once it is done, then entered in OUT/manifest.json with its SHA-256; a stopped run given
-the same options skips the shards the manifest lists and makes the others. A listed shard whose bytes no longer
-match its checksum is refused in one line naming it (delete it to have it made again).
+label: games are played by a behaviour policy (the game's heuristic, or learned:PATH) in every seat (`--opponents self`)
+or in one seat per game against the game's heuristic (`--opponents heuristic`: game slot g's policy sits in seat g mod
+players, and only its decisions are labelled); a share `--every` of the decisions with two or more legal moves is
+recorded and labelled by the teacher (`--teacher rollout`: RolloutAgent; `search`: the fast SearchAgent; `--prior
+learned:PATH`: with that network's policy as its prior) through candidate_values: each searched candidate's mean score
+(higher is better for the mover) and the search's choice. Shard i (OUT/shard_00000.npz ...) is made by one task from the
+seed `seed + i` alone (its games, which decisions are labelled, the search's worlds), so the labels are the same however
+the shards are split between calls or machines, in this process or as Ray tasks (`--ray local|ADDRESS`). A shard is
+written whole (through a temporary file) once it is done, then entered in OUT/manifest.json with its SHA-256; a stopped
+run given the same options skips the shards the manifest lists and makes the others. A listed shard whose bytes no
+longer match its checksum is refused in one line naming it (delete it to have it made again).
 
 A shard is a numpy .npz read with allow_pickle=False: "header" (a JSON string: format, game, options, samples
 (the decisions it holds), seed, shard, policy, opponents, search, every, games), "states" (the engine's state
@@ -83,6 +83,7 @@ class LabelSettings:
     first: int = 8                  # search only: worlds every candidate is played out in (SearchAgent)
     horizon: int | None | str = "game"  # search only: decisions played after the move (None: to the round's end;
     #                                     "game": the game's own, SearchKit.search_horizon)
+    prior: str | None = None        # the teacher's prior: the heuristic (None), or a learned model (learned:PATH)
 
     def __post_init__(self):
         game_class(self.game)       # ValueError naming game and the games' names
@@ -92,6 +93,7 @@ class LabelSettings:
     def search(self) -> dict:
         """The teacher's options (what make_agent(teacher, ...) is given)."""
         out = {"samples": self.samples, "knock_samples": self.knock_samples, "max_candidates": self.max_candidates}
+        out = {**out, "prior": self.prior} if self.prior else out
         return out if self.teacher == "rollout" else {**out, "first": self.first, "horizon": self.horizon}
 
 
@@ -251,6 +253,8 @@ def done_shards(out, settings: LabelSettings, indices) -> list[int]:
     other settings (never mixed), or naming a listed shard that is damaged or missing."""
     manifest = read_manifest(out)
     made = manifest["settings"]
+    if made is not None:        # settings added since a folder was made read as their defaults (prior: none)
+        made = {**{f.name: f.default for f in fields(LabelSettings)}, **made}
     if made is not None and made != asdict(settings):
         raise ValueError(f"{Path(out) / MANIFEST} lists labels made with other settings ({json.dumps(made)}): give "
                          "another --out, or the options it was made with")
@@ -492,6 +496,9 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
                      "labelled)")
     lab.add_argument("--teacher", choices=TEACHERS, default=d.teacher, help="the labelling search: rollout (the "
                      "default) or search (the fast teacher: successive halving, play-outs cut at --horizon)")
+    lab.add_argument("--prior", default=None, metavar="learned[:PATH]", help="the teacher's prior: a learned "
+                     "model whose policy ranks the candidates and gives the move kept unless beaten, the heuristic's "
+                     "choice searched besides (default: the heuristic)")
     lab.add_argument("--first", type=argtypes.int_in(2, 100_000), default=d.first, help="search: worlds every "
                      f"candidate is played out in (default {d.first})")
     lab.add_argument("--horizon", type=argtypes.int_in(0, 100_000), default=None, help="search: decisions "
@@ -557,7 +564,7 @@ def existing_folder(text: str) -> str:
 
 def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> argparse.Namespace:
     """The command line, checked before anything is written: label's game options and policy, train's init."""
-    from . import check_agent, game_package
+    from . import check_agent, check_prior, game_package
 
     p = parser(prog)
     args = p.parse_args(argv)
@@ -567,6 +574,11 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
             check_agent(args.policy, args.game, num_players=args.players)
         except (ValueError, OSError) as e:
             p.error(f"argument --policy: {e}")
+        if args.prior is not None:
+            try:
+                check_prior(f"{args.teacher}:{args.prior}", args.prior, args.game, args.players)
+            except (ValueError, OSError) as e:
+                p.error(f"argument --prior: {e}")
         key = args.policy.partition(":")[0]
         if key not in ("heuristic", "learned"):
             p.error(f"argument --policy: {args.policy!r}: give heuristic or learned:PATH")
@@ -586,7 +598,7 @@ def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> 
             horizon="game" if args.horizon is None else (args.horizon or None),
             samples=args.samples, knock_samples=args.knock_samples,
             max_candidates=None if args.all_candidates else args.max_candidates, shard_size=args.shard_size,
-            every=args.every, games=args.games, seed=args.seed)
+            every=args.every, games=args.games, seed=args.seed, prior=args.prior)
         try:
             done_shards(args.out, args.settings, range(*args.shards))
         except ValueError as e:

@@ -21,7 +21,7 @@ from quando_env.named_agents import parameters
 
 from .base import Agent
 
-BUILT_IN_PATHS = ("ppo", "learned", "rllib")     # the built-in names that take NAME:PATH
+BUILT_IN_PATHS = ("ppo", "learned", "rllib", "rollout", "search")     # the built-in names that take NAME:ARG
 
 
 def is_plugin(name: str) -> bool:
