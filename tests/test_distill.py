@@ -12,7 +12,7 @@ from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
 from quando_env.agents.distill import (MANIFEST, LabelSettings, label, load_folders, main, read_shard, shard_path,
                                       train)
 from quando_env.agents.evaluation import play_match
-from quando_env.agents.learned import LearnedAgent, load_model
+from quando_env.agents.learned import LearnedAgent, default_model, load_model
 from quando_env.agents.rollout import SearchKit
 from quando_env import rng
 from quando_env.registry import GAMES, game_class
@@ -114,6 +114,9 @@ def test_shards_share_a_seed_exactly_when_their_seed_plus_index_is_the_same(tmp_
     (["--policy", "random"], "argument --policy"), (["--policy", "learned:nowhere.npz"], "argument --policy"),
     (["--players", "9"], "argument --players"), (["--game", "chess"], "argument --game"),
     (["--ray", "nowhere"], "argument --ray"),
+    (["--game", "help", "--policy", f"learned:{default_model('quando', 4)}"], "argument --policy: "),   # Quando's
+    (["--game", "help", "--teacher", "search", "--prior", f"learned:{default_model('quando', 4)}"],
+     "argument --prior: "),
 ])
 def test_bad_label_options_are_refused_before_anything_is_written(tmp_path, capsys, args, message):
     out = tmp_path / "labels"

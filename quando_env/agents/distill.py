@@ -564,21 +564,22 @@ def existing_folder(text: str) -> str:
 
 def parse_args(argv=None, prog: str = "python -m quando_env.agents.distill") -> argparse.Namespace:
     """The command line, checked before anything is written: label's game options and policy, train's init."""
-    from . import check_agent, check_prior, game_package
+    from . import check_prior, game_package, make_agent
 
     p = parser(prog)
     args = p.parse_args(argv)
     if args.command == "label":
         config = argtypes.check_game_options(p, args.game, args.players, args.edition)
-        try:
-            check_agent(args.policy, args.game, num_players=args.players)
-        except (ValueError, OSError) as e:
-            p.error(f"argument --policy: {e}")
-        if args.prior is not None:
-            try:
-                check_prior(f"{args.teacher}:{args.prior}", args.prior, args.game, args.players)
+        rules = {k: v for k, v in config.to_dict().items() if k != "num_players"}
+        for option, name in (("--policy", args.policy), ("--prior", args.prior)):
+            if name is None:
+                continue
+            try:        # built, so that a model of another game, player count or rules is refused here
+                if option == "--prior":
+                    check_prior(f"{args.teacher}:{name}", name, args.game, args.players)
+                make_agent(name, game=args.game, num_players=args.players, options=rules)
             except (ValueError, OSError) as e:
-                p.error(f"argument --prior: {e}")
+                p.error(f"argument {option}: {printable(e)}")
         key = args.policy.partition(":")[0]
         if key not in ("heuristic", "learned"):
             p.error(f"argument --policy: {args.policy!r}: give heuristic or learned:PATH")
