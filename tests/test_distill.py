@@ -202,6 +202,21 @@ def test_a_model_trained_on_quando_labels_plays_as_learned_path(tmp_path, capsys
                  "1", "--init", str(model)]) == 0            # a model of its own starts another
 
 
+def test_an_anchored_init_keeps_its_anchor_and_plays_as_before_where_training_moves_nothing(tmp_path, capsys):
+    """The shipped Quando model adds a bonus to the heuristic's move as it plays; distilling from it trains the network
+    under that bonus and keeps it, so a step too small to move a weight leaves every move as the init's."""
+    labels, model, init = tmp_path / "labels", tmp_path / "model.npz", default_model("quando")
+    assert load_model(init)[0]["anchor"]["weight"] > 0
+    assert run_label(labels, "--shards", "2") == 0
+    assert main(["train", str(labels), "--out", str(model), "--init", str(init), "--move-hidden", "none",
+                 "--epochs", "1", "--lr", "1e-12", "--holdout", "0"]) == 0
+    assert load_model(model)[0]["anchor"] == load_model(init)[0]["anchor"]
+    data = np.concatenate([read_shard(shard_path(labels, i))[1]["obs"] for i in range(2)])
+    masks = np.concatenate([read_shard(shard_path(labels, i))[1]["masks"] for i in range(2)])
+    before, after = (make_agent(f"learned:{m}", game="quando") for m in (init, model))
+    assert np.array_equal(before.act(data, masks), after.act(data, masks))
+
+
 def test_train_takes_several_folders_of_one_game_holding_out_each_ones_last_shards(tmp_path, capsys):
     a, b, other, model = tmp_path / "a", tmp_path / "b", tmp_path / "other", tmp_path / "model.npz"
     assert run_label(a, "--shards", "2") == 0 and run_label(b, "--shards", "3", "--seed", "7") == 0

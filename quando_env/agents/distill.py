@@ -361,9 +361,10 @@ def batch(data: dict, j: np.ndarray, device: str = "cpu") -> tuple:
     return torch.from_numpy(data["obs"][j]).to(device), moves, torch.from_numpy(masks).to(device)
 
 
-def evaluate(net, data: dict, size: int = 4096) -> dict:
-    """Imitation accuracy (the network's best legal move is the search's choice) and regret (the searched value
-    of the search's best candidate less that of the network's move, where the network's move was searched)."""
+def evaluate(net, data: dict, played=None, size: int = 4096) -> dict:
+    """Imitation accuracy (the policy's best legal move is the search's choice) and regret (the searched value
+    of the search's best candidate less that of the policy's move, where the policy's move was searched); the policy
+    is the network's outputs through `played(logits, rows)` where given (an anchored model's heuristic bonus)."""
     import torch
 
     from .learner import dense
@@ -373,6 +374,7 @@ def evaluate(net, data: dict, size: int = 4096) -> dict:
         for j in np.array_split(np.arange(len(data["choice"])), max(1, -(-len(data["choice"]) // size))):
             obs, moves, masks = batch(data, j)
             logits, _ = net(obs, moves)
+            logits = played(logits, j) if played else logits
             best = dense(logits).masked_fill(~masks, -math.inf).argmax(1).numpy()
             right += int((best == data["choice"][j]).sum())
             v = data["values"][j]
@@ -392,7 +394,8 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
     `holdout` shards; the training shards where holdout is 0)."""
     import torch
 
-    from .learned import save_model
+    from . import make_agent
+    from .learned import load_model, save_model
     from .learner import Hyper, Learner, dense, masked_log_probs
     from .random_agent import RandomAgent
 
@@ -402,14 +405,22 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
     n = options.pop("num_players")
     if not game_class(header["game"]).action_feature_parts:
         move_hidden = ()
-    # The learner's network and its init rules (a flat model starts the move scorer at zero); of the learner only
-    # the network is used, so it needs no heuristic of the game.
+    # The learner's network and its init rules (a flat model starts the move scorer at zero). An anchored init
+    # (its heuristic's move gets a bonus at play) keeps its anchor: the network learns what the bonus leaves.
+    weight = load_model(init, game=header["game"])[0].get("anchor", {}).get("weight", 0.0) if init else 0.0
+    heuristic = make_agent("heuristic", game=header["game"], num_players=n, options=options) if weight else \
+        RandomAgent()
     learner = Learner(Hyper(game=header["game"], num_players=n, options=options, hidden=tuple(hidden),
                             move_hidden=tuple(move_hidden), init=init, seed=seed, threads=threads, num_games=1,
-                            rollout_steps=1), heuristic=RandomAgent())
+                            rollout_steps=1, anchor=weight), heuristic=heuristic)
     net = learner.net
     fit = joined(fit_shards)
     held = joined(held_shards) if holdout else fit
+    for data in (fit, held) if weight else ():
+        data["anchor"] = torch.from_numpy(np.asarray(heuristic.act(data["obs"], data["masks"]), np.int64))
+
+    def played(data):       # the network's outputs on rows j of data as the model plays (an anchor's bonus added)
+        return lambda logits, j: learner.anchored(logits, data["anchor"][j]) if weight else logits
     target = targets(fit["values"], fit["masks"], fit["choice"], temperature)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     order = np.random.default_rng(seed)
@@ -419,14 +430,14 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
             j = np.sort(j)
             obs, moves, masks = batch(fit, j)
             logits, _ = net(obs, moves)
-            logp = masked_log_probs(dense(logits), masks)
+            logp = masked_log_probs(dense(played(fit)(logits, j)), masks)
             loss = -(torch.from_numpy(target[j]) * torch.where(masks, logp, 0.0)).sum(1).mean()
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             opt.step()
             losses.append(loss.item())
-        e = evaluate(net, held)
+        e = evaluate(net, held, played(held))
         log(f"epoch {epoch + 1}/{epochs}: loss {np.mean(losses):.4f}, held-out accuracy {e['accuracy']:.3f}, "
             f"regret {e['regret']:.3f}")
     head = learner.header()
@@ -536,7 +547,7 @@ def parser(prog: str = "python -m quando_env.agents.distill") -> argparse.Argume
     tr.add_argument("--move-hidden", type=widths, default=(128, 64), help="the move scorer's two widths (default "
                     "128,64; none: no scorer)")
     tr.add_argument("--init", default="", help="a learned model whose weights start the network (a flat one "
-                    "included: its scorer starts at zero)")
+                    "included: its scorer starts at zero; an anchored one keeps its anchor)")
     tr.add_argument("--temperature", type=argtypes.float_in(0.0, 1e6), default=1.0, help="of the target softmax "
                     "over the candidates' values, in points (default 1; 0: the search's choice alone)")
     tr.add_argument("--epochs", type=argtypes.int_in(1, 100_000), default=10)
