@@ -12,7 +12,10 @@ The rows:
   per decision level (what the rollout agent does with a play-out agent it cannot fuse);
 - rollout: the `rollout` agent, its play-outs in the game's fused kernel (the same actions as the stepped row,
   checked);
-- search: the `search` agent, the fast teacher.
+- search: the `search` agent, the fast teacher;
+- search:learned: the same with the game's shipped learned model as its prior (its policy ranks the candidates
+  and gives the move kept unless beaten; the heuristic's choice searched besides), where the game has one for
+  that many players.
 
 The ratio column compares each row with the `rollout` row, measured in the same run. Compilation happens before
 the timing.
@@ -23,7 +26,7 @@ import time
 import numba
 import numpy as np
 
-from quando_env.agents import RolloutAgent, make_agent
+from quando_env.agents import RolloutAgent, learned, make_agent
 from quando_env.agents.games import game_package
 from quando_env.registry import game_class
 
@@ -63,6 +66,8 @@ def main():
         rows = [("rollout, stepped play-outs", stepped(game))] if game in args.stepped else []
         rows += [("rollout", make_agent("rollout", game=game, seed=0)),
                  ("search", make_agent("search", game=game, seed=0))]
+        if learned.default_model(game, args.players).is_file():
+            rows.append(("search:learned", make_agent("search:learned", game=game, seed=0, num_players=args.players)))
         rates, actions = {}, None
         for label, agent in rows:
             agent.act(obs[:4], masks[:4])                     # compile outside the timing

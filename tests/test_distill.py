@@ -2,15 +2,17 @@
 search's candidate values true to its choice, and a network trained on them that plays."""
 import hashlib
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
 import tiny_game
 
 from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
-from quando_env.training.distill import MANIFEST, LabelSettings, label, main, read_shard, shard_path, train
+from quando_env.training.label_shards import MANIFEST, read_shard, shard_path
+from quando_env.training.distill import LabelSettings, label, load_folders, main, train
 from quando_env.evaluation.matches import play_match
-from quando_env.agents.learned import LearnedAgent, load_model
+from quando_env.agents.learned import LearnedAgent, default_model, load_model
 from quando_env.agents.rollout import SearchKit
 from quando_env import rng
 from quando_env.registry import GAMES, game_class
@@ -112,6 +114,9 @@ def test_shards_share_a_seed_exactly_when_their_seed_plus_index_is_the_same(tmp_
     (["--policy", "random"], "argument --policy"), (["--policy", "learned:nowhere.npz"], "argument --policy"),
     (["--players", "9"], "argument --players"), (["--game", "chess"], "argument --game"),
     (["--ray", "nowhere"], "argument --ray"),
+    (["--game", "help", "--policy", f"learned:{default_model('quando', 4)}"], "argument --policy: "),   # Quando's
+    (["--game", "help", "--teacher", "search", "--prior", f"learned:{default_model('quando', 4)}"],
+     "argument --prior: "),
 ])
 def test_bad_label_options_are_refused_before_anything_is_written(tmp_path, capsys, args, message):
     out = tmp_path / "labels"
@@ -195,6 +200,96 @@ def test_a_model_trained_on_quando_labels_plays_as_learned_path(tmp_path, capsys
     assert all(np.array_equal(w1[k], w2[k]) for k in w1)       # deterministic for a seed
     assert main(["train", str(labels), "--out", str(again), "--hidden", "32", "--move-hidden", "16,8", "--epochs",
                  "1", "--init", str(model)]) == 0            # a model of its own starts another
+
+
+def test_an_anchored_init_keeps_its_anchor_and_plays_as_before_where_training_moves_nothing(tmp_path, capsys):
+    """The shipped Quando model adds a bonus to the heuristic's move as it plays; distilling from it trains the network
+    under that bonus and keeps it, so a step too small to move a weight leaves every move as the init's."""
+    labels, model, init = tmp_path / "labels", tmp_path / "model.npz", default_model("quando")
+    assert load_model(init)[0]["anchor"]["weight"] > 0
+    assert run_label(labels, "--shards", "2") == 0
+    assert main(["train", str(labels), "--out", str(model), "--init", str(init), "--move-hidden", "none",
+                 "--epochs", "1", "--lr", "1e-12", "--holdout", "0"]) == 0
+    assert load_model(model)[0]["anchor"] == load_model(init)[0]["anchor"]
+    data = np.concatenate([read_shard(shard_path(labels, i))[1]["obs"] for i in range(2)])
+    masks = np.concatenate([read_shard(shard_path(labels, i))[1]["masks"] for i in range(2)])
+    before, after = (make_agent(f"learned:{m}", game="quando") for m in (init, model))
+    assert np.array_equal(before.act(data, masks), after.act(data, masks))
+
+
+def test_train_takes_several_folders_of_one_game_holding_out_each_ones_last_shards(tmp_path, capsys):
+    a, b, other, model = tmp_path / "a", tmp_path / "b", tmp_path / "other", tmp_path / "model.npz"
+    assert run_label(a, "--shards", "2") == 0 and run_label(b, "--shards", "3", "--seed", "7") == 0
+    header, fit, held, listed = load_folders([a, b], holdout=1)
+    assert header["game"] == "quando" and listed == [{"folder": str(a), "labels": 12}, {"folder": str(b), "labels": 18}]
+    last = [read_shard(shard_path(a, 1))[1], read_shard(shard_path(b, 2))[1]]
+    assert [h["choice"].tolist() for h in held] == [x["choice"].tolist() for x in last]
+    assert len(fit) == 3 and sum(len(s["choice"]) for s in fit) == 18
+    assert main(["train", str(a), str(b), "--out", str(model), "--hidden", "16", "--move-hidden", "8,8", "--epochs",
+                 "1"]) == 0
+    info = load_model(model)[0]["info"]
+    assert info["labels"] == 18 and info["labels_folders"] == listed
+    assert run_label(other, "--shards", "2", "--players", "3") == 0
+    capsys.readouterr()
+    model.unlink()
+    assert main(["train", str(a), str(other), "--out", str(model)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(a) in err and str(other) in err and "one game and options" in err
+    assert not model.exists()
+
+
+def test_stats_count_each_phase_and_compare_the_search_with_the_played_and_heuristic_moves(tmp_path, capsys):
+    labels = tmp_path / "labels"
+    assert run_label(labels, "--shards", "2", "--teacher", "search", "--first", "2", "--shard-size", "20",
+                     "--max-candidates", "2") == 0
+    rows = [read_shard(shard_path(labels, i))[1] for i in range(2)]
+    obs, masks, values, visits, choice, played, phase = (np.concatenate([r[k] for r in rows]) for k in
+                                                         ("obs", "masks", "values", "visits", "choice", "played",
+                                                          "states"))
+    phase = phase["phase"]
+    heuristic = make_agent("heuristic", game="quando").act(obs, masks)
+    gaps = [np.diff(np.sort(v[n > 0])[-2:])[0] for v, n in zip(values, visits) if (n > 0).sum() >= 2]
+    capsys.readouterr()
+    assert main(["stats", str(labels), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)[str(labels)]
+    assert stats["labels"] == 40 and stats["shards"] == 2 and stats["game"] == "quando"
+    assert {int(p): s["labels"] for p, s in stats["phases"].items()} == dict(Counter(phase.tolist()))
+    a = stats["all"]
+    assert a["differs_played"] == pytest.approx(np.mean(choice != played))
+    assert a["differs_heuristic"] == pytest.approx(np.mean(choice != heuristic)) and a["differs_heuristic"] > 0
+    assert a["gap"] == pytest.approx(np.mean(gaps)) and a["candidates"] == pytest.approx((visits > 0).sum() / 40)
+    assert main(["stats", str(labels), "--no-heuristic"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "40 labels in 2 shards" in table[0] and table[-1].split()[:2] == ["all", "40"] and " - " in table[-1]
+    shard_path(labels, 1).write_bytes(b"damaged")
+    assert main(["stats", str(labels)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "shard_00001.npz is damaged" in err
+
+
+def test_a_learned_prior_is_recorded_and_checked_on_resuming_and_older_folders_resume_without_one(tmp_path, capsys):
+    search = ["--teacher", "search", "--first", "2"]
+    withp, without = tmp_path / "prior", tmp_path / "plain"
+    assert run_label(withp, "--shards", "1", *search, "--prior", "learned") == 0
+    header, arrays = read_shard(shard_path(withp, 0))
+    assert header["search"]["prior"] == "learned"
+    assert json.loads((withp / MANIFEST).read_text())["settings"]["prior"] == "learned"
+    with pytest.raises(SystemExit) as e:
+        run_label(withp, "--shards", "2", *search)                   # the same folder without the prior
+    assert e.value.code == 2 and "made with other settings" in capsys.readouterr().err
+    assert run_label(without, "--shards", "1", *search) == 0
+    assert "prior" not in read_shard(shard_path(without, 0))[0]["search"]
+    manifest = json.loads((without / MANIFEST).read_text())
+    del manifest["settings"]["prior"]                                  # a folder labelled before priors existed
+    (without / MANIFEST).write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert run_label(without, "--shards", "2", *search) == 0
+    assert "1 complete shard(s) skipped" in capsys.readouterr().out
+    for prior, message in [("heuristic", "not a learned model"), ("learned:nowhere.npz", "no learned model")]:
+        with pytest.raises(SystemExit) as e:
+            run_label(tmp_path / "bad", *search, "--prior", prior)
+        assert e.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
 
 
 # ---------------------------------------------------------------- the tiny game, with a search kit of its own

@@ -30,11 +30,11 @@ __all__ = ["Agent", "NAMES_HELP", "PPOAgent", "RandomAgent", "RolloutAgent", "Se
 # The agent names make_agent takes, said once: the command lines' help texts (evaluate.py; python -m quando_env
 # play through the quando_env.agents entry point) show this.
 NAMES_HELP = ("random, the game's own (greedy, heuristic), rollout, search (the rollout search's fast teacher), "
-              "ppo (the shipped model), ppo:PATH, learned (the shipped learned model), learned:PATH (a model of "
-              "agents.learner), rllib:CHECKPOINT, or your own agent: FILE.py:NAME or package.module:NAME (a class or "
-              "factory there, see docs/agents.md); ppo:PATH and rllib:CHECKPOINT run code from their file as they "
-              "load it (pickle), and a plug-in's file or module runs as it is imported, so load only files you "
-              "trust")
+              "search:learned or search:learned:PATH (the search with a learned model as its prior; rollout:... "
+              "alike), ppo (the shipped model), ppo:PATH, learned (the shipped learned model), learned:PATH (a model "
+              "of training.learner), rllib:CHECKPOINT, or your own agent: FILE.py:NAME or package.module:NAME (a class "
+              "or factory there, see docs/agents.md); ppo:PATH and rllib:CHECKPOINT run code from their file as they "
+              "load it (pickle), and a plug-in's file or module runs as it is imported, so load only files you trust")
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -65,6 +65,8 @@ def model_path(name: str, game: str, num_players: int = 4) -> Path | None:
         return Path(model_file(arg)) if arg else ppo.default_model(game)
     if key == "learned":
         return Path(model_file(arg)) if arg else learned.default_model(game, num_players)
+    if key in ("rollout", "search") and arg:
+        return model_path(arg, game, num_players)       # the prior's
     return None
 
 
@@ -83,6 +85,8 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
     if colon and not arg and key in ("ppo", "learned", "rllib"):
         raise ValueError(f"agent {name!r}: no path after {key + ':'!r}; give {key}:PATH" +
                          (", or 'learned' for the shipped model" if key == "learned" else ""))
+    if key in ("rollout", "search") and colon:
+        return check_prior(name, arg, game, num_players)
     if arg and (key in ("random", "rollout", "search") or key in own):
         raise ValueError(f"agent {name!r}: only ppo, learned and rllib take a path (ppo:PATH, learned:PATH, "
                          "rllib:CHECKPOINT); your own agent is FILE.py:NAME or package.module:NAME")
@@ -113,10 +117,19 @@ def check_agent(name: str, game: str, num_players: int = 4) -> None:
                      "learned, learned:PATH, rllib:CHECKPOINT, FILE.py:NAME or package.module:NAME")
 
 
+def check_prior(name: str, prior: str, game: str, num_players: int) -> None:
+    """Refuse a search's prior (search:PRIOR, distill label --prior) that is no learned model, or not there."""
+    if prior.partition(":")[0] != "learned":
+        raise ValueError(f"agent {name!r}: the search's prior {prior!r} is not a learned model: give "
+                         f"{name.partition(':')[0]}:learned or {name.partition(':')[0]}:learned:PATH")
+    check_agent(prior, game, num_players)
+
+
 def make_agent(name: str, seed: int | None = None, *, game: str, num_players: int = 4, options: dict | None = None,
                **kwargs) -> Agent:
     """An agent by its command-line name (NAMES_HELP) for games of `num_players` players: random, rollout, search,
-    ppo, ppo:PATH, learned, learned:PATH (a model of agents.learner, refused here unless made for this game and player
+    rollout:learned[:PATH] and search:learned[:PATH] (with a learned model as the search's prior; or prior=NAME),
+    ppo, ppo:PATH, learned, learned:PATH (a model of training.learner, refused here unless made for this game and player
     count), rllib:CHECKPOINT (a policy trained with quando_env.integrations.rllib), one of the game's own
     (greedy, heuristic), or a plug-in FILE.py:NAME / package.module:NAME (agents.plugins: NAME is called with
     those of game, num_players, seed, the options and kwargs that it names). options: the game's options (e.g.
@@ -137,6 +150,10 @@ def make_agent(name: str, seed: int | None = None, *, game: str, num_players: in
         return own[key](**kwargs)
     if key in ("rollout", "search"):
         cls = RolloutAgent if key == "rollout" else SearchAgent
+        prior = arg or kwargs.get("prior")              # a learned model's name (search:learned:PATH), or one
+        if isinstance(prior, str):
+            check_prior(name, prior, game, num_players)
+            kwargs["prior"] = make_agent(prior, game=game, num_players=num_players, options=options)
         return cls(game_package(game).search_kit(), seed=seed, **(options or {}), **kwargs)
     if key == "ppo":
         return PPOAgent(arg or None, game=game, num_players=num_players, **kwargs)

@@ -20,7 +20,7 @@ from quando_env.checks import check_plays
 
 from .base import Agent
 
-BUILT_IN_PATHS = ("ppo", "learned", "rllib")     # the built-in names that take NAME:PATH
+BUILT_IN_PATHS = ("ppo", "learned", "rllib", "rollout", "search")     # the built-in names that take NAME:ARG
 
 
 def is_plugin(name: str) -> bool:

@@ -8,7 +8,9 @@ the play-out agent in all seats until the round ends (or `horizon` more decision
 agent's round points minus `relative` times the opponents' mean points. Every candidate sees the same
 worlds, so candidates are compared by paired differences: another action replaces the heuristic's choice only
 when it beats it by `z` standard errors. All worlds of all decisions in one `act` call run in one game batch,
-so evaluating many games at once batches the play-outs.
+so evaluating many games at once batches the play-outs. With a learned model as `prior`
+(agents.network_prior) its policy ranks the candidates and gives the move kept unless beaten; the heuristic's
+choice is searched too.
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -18,6 +20,7 @@ import numpy as np
 from quando_env import rng
 
 from .base import Agent
+from .network_prior import NetworkPrior
 
 
 @dataclass
@@ -47,13 +50,14 @@ class SearchKit:
 class RolloutAgent(Agent):
     """Determinized rollouts. Cost per decision ~ worlds x candidates x decisions left in the round.
 
-    samples: worlds per decision; knock_samples: worlds when knocking is an option (the decision that
-    matters most); max_candidates: heuristic-ranked discards or draws tried besides the heuristic's choice,
-    knock and pass (None: every legal action); horizon: decisions played after the action (None: to the
-    round's end); relative: weight of the opponents' mean round points; z: standard errors an action must
-    win by; game_weight: extra cost, in points, of a round that ends the game with the agent not among its winners;
-    max_worlds: worlds per game batch (bounds memory); kit: the game's SearchKit; config: the game's options
-    (num_players is read from the observation).
+    samples: worlds per decision; knock_samples: worlds when knocking is an option (the decision that matters most);
+    max_candidates: heuristic-ranked discards or draws tried besides the heuristic's choice, knock and pass (None:
+    every legal action); horizon: decisions played after the action (None: to the round's end); relative: weight of
+    the opponents' mean round points; z: standard errors an action must win by; prior: a learned model
+    (agents.network_prior) whose policy ranks the candidates and gives the move kept unless another beats it, in
+    place of the heuristic (whose choice is then searched too); game_weight: extra cost, in points, of a round that
+    ends the game with the agent not among its winners; max_worlds: worlds per game batch (bounds memory); kit: the
+    game's SearchKit; config: the game's options (num_players is read from the observation).
     """
 
     name = "rollout"
@@ -61,7 +65,7 @@ class RolloutAgent(Agent):
 
     def __init__(self, kit: SearchKit, samples: int = 96, knock_samples: int = 192, max_candidates: int | None = 3,
                  horizon: int | None = None, relative: float = 0.5, z: float = 1.0, game_weight: float = 0.0,
-                 max_worlds: int = 8192, seed: int | None = 0, **config):
+                 max_worlds: int = 8192, seed: int | None = 0, prior=None, **config):
         if samples < 2 or knock_samples < 2:
             raise ValueError(f"samples={samples!r}, knock_samples={knock_samples!r}: at least 2 worlds each")
         self.samples = int(samples)
@@ -72,6 +76,7 @@ class RolloutAgent(Agent):
         self.z = float(z)
         self.game_weight = float(game_weight)
         self.max_worlds = int(max_worlds)
+        self.prior = None if prior is None else NetworkPrior(prior, str(getattr(prior, "path", None) or "learned"))
         self.config = config
         self.kit = kit
         self.game = kit.game_class.name
@@ -92,7 +97,7 @@ class RolloutAgent(Agent):
         its worlds, oriented so that higher is better for the agent (minus the points-based score the search
         minimizes), NaN for actions not searched (every action of a decision with one legal move), and the
         action act() would choose with the same streams (advanced as act() advances them). What a search
-        teaches a network (agents.distill): how much better each move is, not only which one is chosen."""
+        teaches a network (training.distill): how much better each move is, not only which one is chosen."""
         obs = np.ascontiguousarray(obs, np.float32)
         masks = np.ascontiguousarray(masks, bool)
         if obs.ndim != 2 or masks.ndim != 2 or len(obs) != len(masks) or not masks.any(axis=1).all():
@@ -108,11 +113,12 @@ class RolloutAgent(Agent):
         n = self.kit.players_of_obs(obs.shape[1])
         # One seed of worlds per decision: from the row's stream when given, else the agent's generator.
         seeds = rng.draw_below(streams, 2**31) if streams is not None else self.rng.integers(2**63, size=len(obs))
-        prior, vals = self.kit.prior.action_values(obs, masks)
+        heuristic, vals = self.kit.prior.action_values(obs, masks)
+        prior, vals = (heuristic, vals) if self.prior is None else self.prior.action_values(obs, masks)
         out = prior.copy()
         chunk, worlds = [], 0
         for i in np.flatnonzero(masks.sum(axis=1) > 1):
-            acts = self._candidates(masks[i], prior[i], vals[i])
+            acts = self._candidates(masks[i], prior[i], vals[i], heuristic[i])
             k = self.knock_samples if masks[i, list(self.kit.always_try)].any() else self.samples
             if chunk and worlds + k * acts.size > self.max_worlds:
                 self._search(obs, chunk, n, out, values)
@@ -123,14 +129,14 @@ class RolloutAgent(Agent):
             self._search(obs, chunk, n, out, values)
         return out
 
-    def _candidates(self, mask, h, vals):
-        """The heuristic's choice, the always-tried actions where legal, and the `max_candidates` best-valued
-        others."""
+    def _candidates(self, mask, h, vals, heuristic):
+        """The prior's choice h, the heuristic's, the always-tried actions where legal, and the `max_candidates`
+        best-valued others."""
         legal = np.flatnonzero(mask)
         if self.max_candidates is None or legal.size <= self.max_candidates + 1:
             return legal
         keep = set(legal[np.argsort(vals[legal], kind="stable")[:self.max_candidates]].tolist())
-        keep.add(int(h))
+        keep.update((int(h), int(heuristic)))
         keep.update(a for a in self.kit.always_try if mask[a])
         return np.array(sorted(keep), np.int64)
 
@@ -194,4 +200,4 @@ class RolloutAgent(Agent):
     def __repr__(self):
         return (f"RolloutAgent(samples={self.samples}, knock_samples={self.knock_samples}, "
                 f"max_candidates={self.max_candidates}, horizon={self.horizon}, relative={self.relative}, "
-                f"z={self.z})")
+                f"z={self.z}" + (f", prior={self.prior.name!r})" if self.prior else ")"))

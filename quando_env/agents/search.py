@@ -19,6 +19,10 @@ cut play-out would weigh a finished round against unfinished ones.
 
 The worlds of a decision follow from its seed alone (its stream, or the agent's generator), so the choices and
 values are the same whatever the batch size, the `max_worlds` chunking or the number of threads.
+
+With a learned model as `prior` (agents.network_prior; agent names search:learned and search:learned:PATH) its
+policy takes the heuristic's place: its best move is the one kept unless another beats it, its best-ranked moves
+are the candidates, and the heuristic's choice is searched besides them. The play-outs stay the heuristic's.
 """
 import numpy as np
 
@@ -113,7 +117,7 @@ class SearchAgent(RolloutAgent):
 
     def _prune(self, s, alive, hpos):
         """After a stage (s: the scores so far, candidates by worlds): drop the candidates worse than the
-        heuristic's choice (row hpos, always kept) by `drop_z` standard errors of the paired differences, then
+        prior's choice (row hpos, always kept) by `drop_z` standard errors of the paired differences, then
         keep the better half by mean of those left where more than two are."""
         live = np.flatnonzero(alive)
         d = s[live] - s[hpos]
@@ -138,4 +142,4 @@ class SearchAgent(RolloutAgent):
     def __repr__(self):
         return (f"SearchAgent(samples={self.samples}, knock_samples={self.knock_samples}, first={self.first}, "
                 f"max_candidates={self.max_candidates}, horizon={self.horizon}, knock_horizon={self.knock_horizon}, "
-                f"relative={self.relative}, z={self.z})")
+                f"relative={self.relative}, z={self.z}" + (f", prior={self.prior.name!r})" if self.prior else ")"))

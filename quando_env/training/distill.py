@@ -1,40 +1,33 @@
 """The rollout search distilled into the move-scoring policy (expert iteration): label, then train.
 
-    python -m quando_env.agents.distill label --game quando --out labels/quando --shards 8 --ray local
-    python -m quando_env.agents.distill label --game quando --teacher search --opponents heuristic --out labels/q
-    python -m quando_env.agents.distill train labels/quando --out distilled.npz \
+    python -m quando_env.training.distill label --game quando --out labels/quando --shards 8 --ray local
+    python -m quando_env.training.distill label --game quando --teacher search --opponents heuristic --out labels/q
+    python -m quando_env.training.distill train labels/quando --out distilled.npz \
         --init quando_env/agents/models/learned_quando_4p.npz
+    python -m quando_env.training.distill stats labels/quando
 
-label: games are played by a behaviour policy (the game's heuristic, or learned:PATH) in every seat
-(`--opponents self`) or in one seat per game against the game's heuristic (`--opponents heuristic`: game slot g's
-policy sits in seat g mod players, and only its decisions are labelled); a share `--every` of the decisions with
-two or more legal moves is recorded and labelled by the teacher (`--teacher rollout`: RolloutAgent; `search`: the
-fast SearchAgent) through candidate_values: each searched candidate's mean score (higher is better for the mover)
-and the search's choice. Shard i (OUT/shard_00000.npz ...) is made by one task from the seed `seed + i` alone (its
-games, which decisions are labelled, the search's worlds), so the labels are the same however the shards are split
-between calls or machines, in this process or as Ray tasks (`--ray local|ADDRESS`). A shard is written whole
-(through a temporary file) once it is done, then entered in OUT/manifest.json with its SHA-256; a stopped run given
-the same options skips the shards the manifest lists and makes the others. A listed shard whose bytes no longer
-match its checksum is refused in one line naming it (delete it to have it made again).
+label: games are played by a behaviour policy (the game's heuristic, or learned:PATH) in every seat (`--opponents self`)
+or in one seat per game against the game's heuristic (`--opponents heuristic`: game slot g's policy sits in seat g mod
+players, and only its decisions are labelled); a share `--every` of the decisions with two or more legal moves is
+recorded and labelled by the teacher (`--teacher rollout`: RolloutAgent; `search`: the fast SearchAgent; `--prior
+learned:PATH`: with that network's policy as its prior) through candidate_values: each searched candidate's mean score
+(higher is better for the mover) and the search's choice. Shard i (OUT/shard_00000.npz ...) is made by one task from the
+seed `seed + i` alone (its games, which decisions are labelled, the search's worlds), so the labels are the same however
+the shards are split between calls or machines, in this process or as Ray tasks (`--ray local|ADDRESS`). A shard is
+written whole (through a temporary file) once it is done, then entered in OUT/manifest.json with its SHA-256; a stopped
+run given the same options skips the shards the manifest lists and makes the others. A listed shard whose bytes no
+longer match its checksum is refused in one line naming it (delete it to have it made again).
 
-A shard is a numpy .npz read with allow_pickle=False: "header" (a JSON string: format, game, options, samples
-(the decisions it holds), seed, shard, policy, opponents, search, every, games), "states" (the engine's state
-records at each decision, num_players seats, the mover's turn), "obs" (the mover's observations), "masks" (legal
-moves), "features" (the game's action_features of the legal moves, row by row: (legal moves in all, F); (0, 0) for
-a game without move features), "values" (float32 (samples, num_actions): NaN for moves not searched), "visits"
-(int32 (samples, num_actions): the worlds each move was played out in, 0 where not searched), "choice" (the
-search's move), "played" (the behaviour policy's move), "seat" (the mover's seat) and "game" (the game slot of the
-shard it came from, 0..games-1). manifest.json: {"format", "settings" (the run's LabelSettings), "shards": {index:
-{"file", "sha256", "labels"}}}.
+A shard's format: quando_env.training.label_shards.
 
-train: the learner's Net (agents.learner, with its move scorer where the game has move features) is fitted to the
-labels by cross-entropy between its softmax over the legal moves and the softmax of the searched candidates'
-values / --temperature (the search's choice alone where it searched one candidate, or with --temperature 0), and
-its imitation accuracy (its best move is the search's choice) is reported on held-out shards. The model file is
-agents.learned's (format 2): `learned:PATH` plays it, `train.py --set init=PATH` fine-tunes it.
+train: the learner's Net (training.learner, with its move scorer where the game has move features) is fitted to the
+labels of one or more folders (all of one game and options) by cross-entropy between its softmax over the legal
+moves and the softmax of the searched candidates' values / --temperature (the search's choice alone where it
+searched one candidate, or with --temperature 0), and its imitation accuracy (its best move is the search's choice)
+is reported on held-out shards (each folder's last --holdout ones). The model file is agents.learned's (format 2),
+its info listing every folder and its labels: `learned:PATH` plays it, `train.py --set init=PATH` fine-tunes it.
 """
 import argparse
-import hashlib
 import json
 import math
 import sys
@@ -49,12 +42,10 @@ import numpy as np
 from quando_env import rng
 from quando_env.checks import need, printable
 from quando_env import argtypes
-from quando_env.files import read_json, replace_file, write_text
 from quando_env.registry import game_class, game_names
 
-FORMAT = "quando_env-labels/2"
-MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "quando_env-labels-manifest/1"
+from .label_shards import FORMAT, MANIFEST, check_shard, read_manifest, read_shard, shard_path, write_shard
+
 TEACHERS = ("rollout", "search")
 OPPONENTS = ("self", "heuristic")
 MAX_SHARDS = 1_000_000
@@ -81,6 +72,7 @@ class LabelSettings:
     first: int = 8                  # search only: worlds every candidate is played out in (SearchAgent)
     horizon: int | None | str = "game"  # search only: decisions played after the move (None: to the round's end;
     #                                     "game": the game's own, SearchKit.search_horizon)
+    prior: str | None = None        # the teacher's prior: the heuristic (None), or a learned model (learned:PATH)
 
     def __post_init__(self):
         game_class(self.game)       # ValueError naming game and the games' names
@@ -90,11 +82,8 @@ class LabelSettings:
     def search(self) -> dict:
         """The teacher's options (what make_agent(teacher, ...) is given)."""
         out = {"samples": self.samples, "knock_samples": self.knock_samples, "max_candidates": self.max_candidates}
+        out = {**out, "prior": self.prior} if self.prior else out
         return out if self.teacher == "rollout" else {**out, "first": self.first, "horizon": self.horizon}
-
-
-def shard_path(out, index: int) -> Path:
-    return Path(out) / f"shard_{index:05d}.npz"
 
 
 def label_shard(settings: LabelSettings, index: int, policy=None, search=None) -> dict:
@@ -169,86 +158,14 @@ def teacher_labels(search, obs, masks, streams):
     return values, choice, np.where(np.isnan(values), 0, worlds[:, None]).astype(np.int32)
 
 
-def sha256(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def read_manifest(out) -> dict:
-    """OUT/manifest.json (an empty one where there is none); ValueError naming it when it is not one."""
-    path = Path(out) / MANIFEST
-    if not path.exists():
-        return {"format": MANIFEST_FORMAT, "settings": None, "shards": {}}
-    m = read_json(path, "label manifest")
-    if not (isinstance(m, dict) and m.get("format") == MANIFEST_FORMAT and isinstance(m.get("shards"), dict)):
-        raise ValueError(f"{path} is not a label manifest (format {MANIFEST_FORMAT})")
-    return m
-
-
-def write_shard(out, result: dict, settings: LabelSettings | None = None) -> Path:
-    """Shard result["index"] into out, whole or not at all (a temporary file renamed over it), then entered in
-    the manifest with its checksum (with settings: the run's, kept there)."""
-    path = shard_path(out, result["index"])
-
-    def write(tmp):
-        with open(tmp, "wb") as f:
-            np.savez(f, **result["arrays"])
-    replace_file(path, write)
-    manifest = read_manifest(out)
-    if settings is not None:
-        manifest["settings"] = asdict(settings)
-    manifest["shards"][str(result["index"])] = {"file": path.name, "sha256": sha256(path),
-                                                "labels": int(result["arrays"]["choice"].size)}
-    manifest["shards"] = dict(sorted(manifest["shards"].items(), key=lambda kv: int(kv[0])))
-    write_text(Path(out) / MANIFEST, json.dumps(manifest, indent=1))
-    return path
-
-
-def check_shard(out, index: int, manifest: dict) -> bool:
-    """Whether shard `index` is complete: listed in the manifest; ValueError naming it when its file is missing or
-    its bytes are not those the manifest's checksum was taken of (damaged)."""
-    entry = manifest["shards"].get(str(index))
-    if entry is None:
-        return False
-    path = shard_path(out, index)
-    if not path.is_file():
-        raise ValueError(f"{path} is listed in {MANIFEST} but missing: delete its entry or the folder's labels")
-    if sha256(path) != entry.get("sha256"):
-        raise ValueError(f"{path} is damaged (its SHA-256 is not the one {MANIFEST} lists): delete it to have it "
-                         "made again")
-    return True
-
-
-ARRAYS = ("states", "obs", "masks", "features", "values", "visits", "choice", "played", "seat", "game")
-
-
-def read_shard(path) -> tuple[dict, dict]:
-    """(header, arrays) of a label shard (no pickle); ValueError naming the file if it is not one."""
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            arrays = {k: f[k] for k in f.files}
-        header = json.loads(str(arrays.pop("header")[()]))
-        need(isinstance(header, dict) and header.get("format") == FORMAT, "format", FORMAT)
-        need(set(ARRAYS) <= set(arrays), "arrays", ", ".join(ARRAYS))
-        k = header["samples"]
-        need(all(len(arrays[a]) == k for a in ARRAYS if a != "features"), "array lengths",
-             f"the header's samples ({k})")
-        need(arrays["features"].size == 0 or len(arrays["features"]) == arrays["masks"].sum(), "features",
-             "one row per legal move")
-    except (OSError, ValueError, KeyError, TypeError, EOFError, RecursionError) as e:
-        raise ValueError(f"{path}: not a label shard ({type(e).__name__}: {e})") from None
-    return header, arrays
-
-
 def done_shards(out, settings: LabelSettings, indices) -> list[int]:
     """The shards of `indices` already complete in out (those its manifest lists; a shard file it does not list,
     from a run stopped before entering it, is made again). ValueError when the folder's labels were made with
     other settings (never mixed), or naming a listed shard that is damaged or missing."""
     manifest = read_manifest(out)
     made = manifest["settings"]
+    if made is not None:        # settings added since a folder was made read as their defaults (prior: none)
+        made = {**{f.name: f.default for f in fields(LabelSettings)}, **made}
     if made is not None and made != asdict(settings):
         raise ValueError(f"{Path(out) / MANIFEST} lists labels made with other settings ({json.dumps(made)}): give "
                          "another --out, or the options it was made with")
@@ -256,7 +173,7 @@ def done_shards(out, settings: LabelSettings, indices) -> list[int]:
 
 
 def label(settings: LabelSettings, out, indices, runner=None, log=None, policy=None, search=None) -> dict:
-    """Make the shards of `indices` missing in out (as Ray tasks with a runner: agents.ray_tasks.RayRunner);
+    """Make the shards of `indices` missing in out (as Ray tasks with a runner: evaluation.ray_tasks.RayRunner);
     returns {"shards", "labels", "seconds" (wall), "task_seconds" (the tasks' own), "skipped"}."""
     out = Path(out)
     skipped = done_shards(out, settings, indices)
@@ -298,6 +215,26 @@ def load_labels(folder) -> tuple[dict, list[dict]]:
     return first, shards
 
 
+def load_folders(folders, holdout: int = 0) -> tuple[dict, list[dict], list[dict], list[dict]]:
+    """(header, training shards, held-out shards, [{"folder", "labels"}]) of label folders all of one game and
+    options: each folder's last `holdout` shards are held out (none with 0); ValueError naming the folders that
+    differ, or one with `holdout` or fewer shards."""
+    first, fit, held, listed = None, [], [], []
+    for folder in folders:
+        header, shards = load_labels(folder)
+        if first is None:
+            first = (folder, header)
+        elif (header["game"], header["options"]) != (first[1]["game"], first[1]["options"]):
+            raise ValueError(f"{folder} labels {header['game']} {header['options']}, {first[0]} "
+                             f"{first[1]['game']} {first[1]['options']}: give folders of one game and options")
+        need(holdout < len(shards) or holdout == 0, f"holdout={holdout}", f"fewer than the {len(shards)} shards "
+             f"of {folder} (or 0: report on the training shards)")
+        fit += shards[:len(shards) - holdout]
+        held += shards[len(shards) - holdout:] if holdout else []
+        listed.append({"folder": str(folder), "labels": sum(int(s["choice"].size) for s in shards)})
+    return first[1], fit, held, listed
+
+
 def joined(shards: list[dict]) -> dict:
     """The shards' arrays end to end, with "fstart": where each decision's feature rows begin."""
     data = {k: np.concatenate([s[k] for s in shards]) for k in ("obs", "masks", "values", "choice")}
@@ -323,7 +260,7 @@ def targets(values: np.ndarray, masks: np.ndarray, choice: np.ndarray, temperatu
 
 
 def batch(data: dict, j: np.ndarray, device: str = "cpu") -> tuple:
-    """(observations, legal moves, masks) tensors of decisions j (agents.learner.Net's inputs)."""
+    """(observations, legal moves, masks) tensors of decisions j (training.learner.Net's inputs)."""
     import torch
 
     from .learner import legal_moves
@@ -335,9 +272,10 @@ def batch(data: dict, j: np.ndarray, device: str = "cpu") -> tuple:
     return torch.from_numpy(data["obs"][j]).to(device), moves, torch.from_numpy(masks).to(device)
 
 
-def evaluate(net, data: dict, size: int = 4096) -> dict:
-    """Imitation accuracy (the network's best legal move is the search's choice) and regret (the searched value
-    of the search's best candidate less that of the network's move, where the network's move was searched)."""
+def evaluate(net, data: dict, played=None, size: int = 4096) -> dict:
+    """Imitation accuracy (the policy's best legal move is the search's choice) and regret (the searched value
+    of the search's best candidate less that of the policy's move, where the policy's move was searched); the policy
+    is the network's outputs through `played(logits, rows)` where given (an anchored model's heuristic bonus)."""
     import torch
 
     from .learner import dense
@@ -347,6 +285,7 @@ def evaluate(net, data: dict, size: int = 4096) -> dict:
         for j in np.array_split(np.arange(len(data["choice"])), max(1, -(-len(data["choice"]) // size))):
             obs, moves, masks = batch(data, j)
             logits, _ = net(obs, moves)
+            logits = played(logits, j) if played else logits
             best = dense(logits).masked_fill(~masks, -math.inf).argmax(1).numpy()
             right += int((best == data["choice"][j]).sum())
             v = data["values"][j]
@@ -358,32 +297,41 @@ def evaluate(net, data: dict, size: int = 4096) -> dict:
     return {"accuracy": right / n, "regret": regret / max(searched, 1), "searched": searched / n}
 
 
-def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "", temperature: float = 1.0,
+def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "", temperature: float = 1.0,
           epochs: int = 10, lr: float = 1e-3, minibatch: int = 256, holdout: int = 1, seed: int = 0,
           threads: int = 1, log=print) -> dict:
-    """Fit the learner's Net to the label shards of `folder` and write the model to `out` (agents.learned's format);
-    returns the held-out evaluation (on the last `holdout` shards; the training shards where holdout is 0)."""
+    """Fit the learner's Net to the label shards of `folders` (one folder or several, of one game and options) and
+    write the model to `out` (agents.learned's format); returns the held-out evaluation (on each folder's last
+    `holdout` shards; the training shards where holdout is 0)."""
     import torch
 
-    from quando_env.agents.learned import save_model
+    from quando_env.agents import make_agent
+    from quando_env.agents.learned import load_model, save_model
     from .learner import Hyper, Learner, dense, masked_log_probs
     from quando_env.agents.random_agent import RandomAgent
 
-    header, shards = load_labels(folder)
-    need(holdout < len(shards) or holdout == 0, f"holdout={holdout}", f"fewer than the {len(shards)} shards of "
-         f"{folder} (or 0: report on the training shards)")
+    folders = [folders] if isinstance(folders, (str, Path)) else list(folders)
+    header, fit_shards, held_shards, listed = load_folders(folders, holdout)
     options = dict(header["options"])
     n = options.pop("num_players")
     if not game_class(header["game"]).action_feature_parts:
         move_hidden = ()
-    # The learner's network and its init rules (a flat model starts the move scorer at zero); of the learner only
-    # the network is used, so it needs no heuristic of the game.
+    # The learner's network and its init rules (a flat model starts the move scorer at zero). An anchored init
+    # (its heuristic's move gets a bonus at play) keeps its anchor: the network learns what the bonus leaves.
+    weight = load_model(init, game=header["game"])[0].get("anchor", {}).get("weight", 0.0) if init else 0.0
+    heuristic = make_agent("heuristic", game=header["game"], num_players=n, options=options) if weight else \
+        RandomAgent()
     learner = Learner(Hyper(game=header["game"], num_players=n, options=options, hidden=tuple(hidden),
                             move_hidden=tuple(move_hidden), init=init, seed=seed, threads=threads, num_games=1,
-                            rollout_steps=1), heuristic=RandomAgent())
+                            rollout_steps=1, anchor=weight), heuristic=heuristic)
     net = learner.net
-    fit = joined(shards[:len(shards) - holdout] if holdout else shards)
-    held = joined(shards[len(shards) - holdout:]) if holdout else fit
+    fit = joined(fit_shards)
+    held = joined(held_shards) if holdout else fit
+    for data in (fit, held) if weight else ():
+        data["anchor"] = torch.from_numpy(np.asarray(heuristic.act(data["obs"], data["masks"]), np.int64))
+
+    def played(data):       # the network's outputs on rows j of data as the model plays (an anchor's bonus added)
+        return lambda logits, j: learner.anchored(logits, data["anchor"][j]) if weight else logits
     target = targets(fit["values"], fit["masks"], fit["choice"], temperature)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     order = np.random.default_rng(seed)
@@ -393,18 +341,18 @@ def train(folder, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "",
             j = np.sort(j)
             obs, moves, masks = batch(fit, j)
             logits, _ = net(obs, moves)
-            logp = masked_log_probs(dense(logits), masks)
+            logp = masked_log_probs(dense(played(fit)(logits, j)), masks)
             loss = -(torch.from_numpy(target[j]) * torch.where(masks, logp, 0.0)).sum(1).mean()
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             opt.step()
             losses.append(loss.item())
-        e = evaluate(net, held)
+        e = evaluate(net, held, played(held))
         log(f"epoch {epoch + 1}/{epochs}: loss {np.mean(losses):.4f}, held-out accuracy {e['accuracy']:.3f}, "
             f"regret {e['regret']:.3f}")
     head = learner.header()
-    head["info"] = {"method": "distill", "labels": int(len(target)), "labels_folder": str(folder),
+    head["info"] = {"method": "distill", "labels": int(len(target)), "labels_folders": listed,
                     "temperature": temperature, "epochs": epochs, "seed": seed, "init": init}
     save_model(out, head, learner.weights())
     return e
@@ -470,6 +418,9 @@ def parser(prog: str = "python -m quando_env.training.distill") -> argparse.Argu
                      "labelled)")
     lab.add_argument("--teacher", choices=TEACHERS, default=d.teacher, help="the labelling search: rollout (the "
                      "default) or search (the fast teacher: successive halving, play-outs cut at --horizon)")
+    lab.add_argument("--prior", default=None, metavar="learned[:PATH]", help="the teacher's prior: a learned "
+                     "model whose policy ranks the candidates and gives the move kept unless beaten, the heuristic's "
+                     "choice searched besides (default: the heuristic)")
     lab.add_argument("--first", type=argtypes.int_in(2, 100_000), default=d.first, help="search: worlds every "
                      f"candidate is played out in (default {d.first})")
     lab.add_argument("--horizon", type=argtypes.int_in(0, 100_000), default=None, help="search: decisions "
@@ -500,22 +451,30 @@ def parser(prog: str = "python -m quando_env.training.distill") -> argparse.Argu
     lab.add_argument("--quiet", action="store_true", help="no progress lines")
     tr = sub.add_parser("train", help="fit the move-scoring policy to label shards", allow_abbrev=False,
                         description="Fit the learner's network (with its move scorer) to the search's labels.")
-    tr.add_argument("labels", type=existing_folder, help="a folder of label shards")
+    tr.add_argument("labels", type=existing_folder, nargs="+", help="folders of label shards, all of one game and "
+                    "options (e.g. the policy's games against itself and against the heuristic)")
     tr.add_argument("--out", required=True, type=argtypes.output_file, help="the model file to write (.npz)")
     tr.add_argument("--hidden", type=widths, default=(128, 128), help="trunk widths (default 128,128)")
     tr.add_argument("--move-hidden", type=widths, default=(128, 64), help="the move scorer's two widths (default "
                     "128,64; none: no scorer)")
     tr.add_argument("--init", default="", help="a learned model whose weights start the network (a flat one "
-                    "included: its scorer starts at zero)")
+                    "included: its scorer starts at zero; an anchored one keeps its anchor)")
     tr.add_argument("--temperature", type=argtypes.float_in(0.0, 1e6), default=1.0, help="of the target softmax "
                     "over the candidates' values, in points (default 1; 0: the search's choice alone)")
     tr.add_argument("--epochs", type=argtypes.int_in(1, 100_000), default=10)
     tr.add_argument("--lr", type=argtypes.float_in(0.0, 1.0, above=True), default=1e-3)
     tr.add_argument("--minibatch", type=argtypes.int_in(1, 1 << 20), default=256)
-    tr.add_argument("--holdout", type=argtypes.int_in(0, MAX_SHARDS), default=1, help="shards (the last ones) held "
-                    "out for the accuracy (default 1; 0: report on the training shards)")
+    tr.add_argument("--holdout", type=argtypes.int_in(0, MAX_SHARDS), default=1, help="shards of each folder (its "
+                    "last ones) held out for the accuracy (default 1; 0: report on the training shards)")
     tr.add_argument("--seed", type=argtypes.int_in(0, 2**32 - 1), default=0)
     tr.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads (default 1)")
+    st = sub.add_parser("stats", help="what label folders hold, per decision phase", allow_abbrev=False,
+                        description="Per decision phase and in all: labels, how often the search's choice differs "
+                        "from the played move and from the heuristic's, the mean gap between the best and second "
+                        "searched values, candidates, legal moves and worlds per label (training.label_stats).")
+    st.add_argument("labels", type=existing_folder, nargs="+", help="folders of label shards")
+    st.add_argument("--json", action="store_true", help="JSON instead of tables")
+    st.add_argument("--no-heuristic", action="store_true", help="skip the comparison with the heuristic's choice")
     return p
 
 
@@ -527,16 +486,22 @@ def existing_folder(text: str) -> str:
 
 def parse_args(argv=None, prog: str = "python -m quando_env.training.distill") -> argparse.Namespace:
     """The command line, checked before anything is written: label's game options and policy, train's init."""
-    from quando_env.agents import check_agent, game_package
+    from quando_env.agents import check_prior, game_package, make_agent
 
     p = parser(prog)
     args = p.parse_args(argv)
     if args.command == "label":
         config = argtypes.check_game_options(p, args.game, args.players, args.edition)
-        try:
-            check_agent(args.policy, args.game, num_players=args.players)
-        except (ValueError, OSError) as e:
-            p.error(f"argument --policy: {e}")
+        rules = {k: v for k, v in config.to_dict().items() if k != "num_players"}
+        for option, name in (("--policy", args.policy), ("--prior", args.prior)):
+            if name is None:
+                continue
+            try:        # built, so that a model of another game, player count or rules is refused here
+                if option == "--prior":
+                    check_prior(f"{args.teacher}:{name}", name, args.game, args.players)
+                make_agent(name, game=args.game, num_players=args.players, options=rules)
+            except (ValueError, OSError) as e:
+                p.error(f"argument {option}: {printable(e)}")
         key = args.policy.partition(":")[0]
         if key not in ("heuristic", "learned"):
             p.error(f"argument --policy: {args.policy!r}: give heuristic or learned:PATH")
@@ -556,12 +521,12 @@ def parse_args(argv=None, prog: str = "python -m quando_env.training.distill") -
             horizon="game" if args.horizon is None else (args.horizon or None),
             samples=args.samples, knock_samples=args.knock_samples,
             max_candidates=None if args.all_candidates else args.max_candidates, shard_size=args.shard_size,
-            every=args.every, games=args.games, seed=args.seed)
+            every=args.every, games=args.games, seed=args.seed, prior=args.prior)
         try:
             done_shards(args.out, args.settings, range(*args.shards))
         except ValueError as e:
             p.error(f"argument --out: {e}")
-    else:
+    elif args.command == "train":
         if args.init and not Path(args.init).is_file():
             p.error(f"argument --init: no learned model at {args.init}")
         if args.move_hidden and len(args.move_hidden) != 2:
@@ -570,12 +535,21 @@ def parse_args(argv=None, prog: str = "python -m quando_env.training.distill") -
 
 
 def main(argv=None, prog: str = "python -m quando_env.training.distill") -> int:
-    """Exit status 0; 2 for a bad option (nothing written); 1 when training refuses the labels or init."""
+    """Exit status 0; 2 for a bad option (nothing written); 1 when training or stats refuse the labels, or
+    training its init."""
     args = parse_args(argv, prog)
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
 
+    if args.command == "stats":
+        from .label_stats import main as stats_text
+        try:
+            print(stats_text(args.labels, args.json, not args.no_heuristic))
+        except ValueError as err:
+            print(f"{prog} stats: error: {printable(err)}", file=sys.stderr)
+            return 1
+        return 0
     if args.command == "train":
         try:
             e = train(args.labels, args.out, args.hidden, args.move_hidden, args.init, args.temperature, args.epochs,
