@@ -307,7 +307,7 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
 
     from quando_env.agents import make_agent
     from quando_env.agents.learned import load_model, save_model
-    from .learner import Hyper, Learner, dense, masked_log_probs
+    from .learner import Hyper, Learner, anchored, dense, masked_log_probs
     from quando_env.agents.random_agent import RandomAgent
 
     folders = [folders] if isinstance(folders, (str, Path)) else list(folders)
@@ -331,7 +331,7 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
         data["anchor"] = torch.from_numpy(np.asarray(heuristic.act(data["obs"], data["masks"]), np.int64))
 
     def played(data):       # the network's outputs on rows j of data as the model plays (an anchor's bonus added)
-        return lambda logits, j: learner.anchored(logits, data["anchor"][j]) if weight else logits
+        return lambda logits, j: anchored(logits, data["anchor"][j], weight) if weight else logits
     target = targets(fit["values"], fit["masks"], fit["choice"], temperature)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     order = np.random.default_rng(seed)
