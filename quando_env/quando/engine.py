@@ -560,8 +560,6 @@ def mask_one(s, cfg, m):
 
 
 # ---------------------------------------------------------------- one game's step (batch.py loops over games)
-
-
 @njit(cache=True)
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps (D6), autoreset, new mask."""
