@@ -729,8 +729,9 @@ class Game:
     def keep_round_ends(self) -> None:
         """From now on, step() keeps in `round_ends[g]` game g's state record as the step that ended its latest
         round left it, before the engine dealt the next round (or a new game) in that same step: the table the
-        rules reveal at a round's end, which `at_round_end` shows. Off by default, and free then; on, a step that
-        ends a round is played once more from a copy, with the round as the episode (nothing dealt after it)."""
+        rules reveal at a round's end, which `at_round_end` shows (before a game's first round ends, its record
+        as this was called). Off by default, and free then; on, a step that ends a round is played once more
+        from a copy, with the round as the episode (nothing dealt after it)."""
         if self.round_ends is None:
             self._round_cfg = make_config(self.config_class, **{**self.config.to_dict(), "episode": "round"}
                                           ).kernel_vector(False)
