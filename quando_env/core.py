@@ -119,6 +119,7 @@ class Game:
     action_feature_parts = None     # a game with legal-move features declares their Parts
     determinizer = None     # draw_states(obs, k, config, seed) -> k records (sample_states checks around it)
     card_views = None       # the module with the game's move_cards, moved_cards and card_place (its render module)
+    round_ends = None       # each game's record as its latest round ended, once keep_round_ends() is called
 
     def __init_subclass__(cls, abstract: bool = False, **kwargs):
         """Check a game class as it is defined (abstract=True: a base for games, checked in its subclasses)."""
@@ -465,6 +466,8 @@ class Game:
         against legal_action_mask itself (the one-game adapters do, to word their own errors), so the
         check is skipped, and gets the engine's own rewards buffer back (valid until the next step).
         """
+        if self.round_ends is not None:
+            return self._step_keeping_round_ends(actions, games, checked)
         if checked and games is None:
             self.check_error(self.kernels_for(self.num_games).step(self.states, self.all_games, actions, self.cfg,
                                                                  self.rewards, self.flags, self.masks))
@@ -479,6 +482,44 @@ class Game:
         self.check_error(self.kernels_for(idx.size).step(self.states, idx, a, self.cfg, self.rewards, self.flags,
                                                       self.masks))
         return self.rewards.copy() if games is None else self.rewards[idx]
+
+    def keep_round_ends(self) -> None:
+        """From now on, step() keeps in `round_ends[g]` game g's state record as the step that ended its latest
+        round left it, before the engine dealt the next round (or a new game) in that same step: the table the
+        rules reveal at a round's end, which `at_round_end` shows (before a game's first round ends, its record
+        as this was called). Off by default, and free then; on, a step that ends a round is played once more
+        from a copy, with the round as the episode (nothing dealt after it)."""
+        if self.round_ends is None:
+            self._round_cfg = make_config(self.config_class, **{**self.config.to_dict(), "episode": "round"}
+                                          ).kernel_vector(False)
+            self.round_ends = self.states.copy()
+
+    def _step_keeping_round_ends(self, actions, games, checked: bool) -> np.ndarray:
+        before, kept = self.states.copy(), self.round_ends
+        self.round_ends = None
+        try:
+            rewards = self.step(actions, games, checked)
+        finally:
+            self.round_ends = kept
+        idx = self.slots(games)
+        ended = np.flatnonzero(self.flags[idx, F_ROUND_OVER])
+        if ended.size:
+            k, records = ended.size, before[idx[ended]]
+            self.kernels.step(records, np.arange(k), self._checked_actions(actions, idx)[ended], self._round_cfg,
+                              np.zeros((k, self.num_players), np.float32), np.zeros((k, NUM_FLAGS), np.uint8),
+                              np.zeros((k, self.num_actions), np.uint8))
+            self.round_ends[idx[ended]] = records
+        return rewards
+
+    def at_round_end(self, g: int = 0) -> "Game":
+        """Game g as its latest round ended (keep_round_ends), as a one-game game of this configuration whose
+        views (table_view, render_text, moved_cards, card_place) show that table."""
+        if self.round_ends is None:
+            raise ValueError("at_round_end needs keep_round_ends() before the steps")
+        g = self.game_index(g)
+        view = type(self)(1, seed=0, autoreset=False, **self.config.to_dict())
+        view.load_states(self.round_ends[g:g + 1])
+        return view
 
     def _checked_actions(self, actions, idx: np.ndarray) -> np.ndarray:
         """One int64 action per listed game, from integers only (checks.as_actions). ValueError otherwise; an

@@ -1,7 +1,7 @@
 """Named parts of the flat float32 vectors a game gives: its observations and its perfect-information states.
 
 A game declares each vector once, as `parts(num_players) -> [(name, size, meaning), ...]` in vector order
-(`quando_env.<game>.observation.layout`, `quando_env.<game>.engine.state_layout`), wrapped in `Parts`; the
+(`quando_env.<game>.observation.layout`, `quando_env.<game>.state.state_layout`), wrapped in `Parts`; the
 kernels read the parts' starts from the config vector, and users get a `Layout` for one player count from
 the game (`VectorGame.observation_layout`, `VectorGame.observation_layout_of(n)`) or from an env. A `Layout`
 maps each name to its index range (start, stop), gives its meaning, and decodes a vector (or a batch) into

@@ -12,14 +12,15 @@ A turn is split into the game's events, each one function: `draw_stock` / `take_
 (R10), `queen_peek` (R11), `place` (R12), `snap` (R13, R14) and `penalty` (R16), `knock` (R18),
 `end_round` (R22-R26); `apply_action` hands a decision to its event. `advance` runs what needs no decision:
 the snap window's order (R13, R15), the end of a turn (R19-R21, D10) and the next turn's seat (R8).
+
+This module is the rules, one game at a time; beside it, batch.py runs them over a batch, state.py writes the
+perfect-information state vector, state_checks.py checks records from outside, info.py reads the step infos.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .. import rng
-from ..vector_parts import Parts
-from ..core import (COUNT_MAX, F_ROUND_OVER, F_TERMINATED, SHARED_PROBLEM, Problems, episode_ends, shared_fields_ok,
-                    step_ends, step_starts)
+from ..core import (F_ROUND_OVER, F_TERMINATED, episode_ends, step_ends, step_starts)
 from .cards import (CARD_RANKS, CARD_VALUES, DISCARD_DRAWN, DRAW_STOCK, JACK, JACK_SWAP, KNOCK, MAX_PLAYERS, NO_KNOCK,
                     NUM_CARDS, NUM_SLOTS, PASS, PLACE, QUEEN, QUEEN_LOOK, SNAP, TAKE_DISCARD)
 
@@ -371,6 +372,14 @@ def advance(s, todo, cfg, rew, flags):
             return
 
 
+@njit(cache=True)
+def redeal(s, cfg, deck):
+    """Replace the current round's deal by the given deck (replaying a record); R7's upcard window follows as
+    after any deal."""
+    deal(s, cfg, deck, True)
+    advance(s, T_WINDOW, cfg, np.zeros(cfg[C_N], np.float32), np.zeros(4, np.uint8))
+
+
 # ---------------------------------------------------------------- the game's events
 @njit(cache=True)
 def draw_stock(s, n):
@@ -559,16 +568,7 @@ def mask_one(s, cfg, m):
         m[NO_KNOCK] = 1
 
 
-# ---------------------------------------------------------------- batch kernels
-@njit(cache=True)
-def reset_kernel(states, cfg, games, masks, decks, use_deck, dealers):
-    """Start a new game in each listed slot (with its given deck where use_deck[i])."""
-    for i in range(games.shape[0]):
-        g = games[i]
-        start_game(states[g], cfg, decks[i], use_deck[i] == 1, dealers[i])
-        mask_one(states[g], cfg, masks[g])
-
-
+# ---------------------------------------------------------------- one game's step (batch.py loops over games)
 @njit(cache=True)
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps, autoreset, new mask."""
@@ -577,219 +577,3 @@ def step_one(s, a, cfg, rew, flg, mask):
         if step_ends(s, flg, flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
             start_game(s, cfg, s.deck, False, cfg[C_DEALER])
         mask_one(s, cfg, mask)
-
-
-@njit(cache=True)
-def step_kernel(states, games, actions, cfg, rewards, flags, masks):
-    """One decision in each listed game (actions[i] for games[i], already checked legal); the others wait.
-    Cabo has no in-round randomness (D14), so no step fails: returns -1."""
-    for i in range(games.shape[0]):
-        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
-    return -1
-
-
-@njit(cache=True, parallel=True)
-def step_kernel_parallel(states, games, actions, cfg, rewards, flags, masks):
-    """step_kernel spread over numba's threads (large batches)."""
-    for i in prange(games.shape[0]):
-        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
-    return -1
-
-
-@njit(cache=True)
-def redeal_kernel(states, cfg, games, decks, masks):
-    """Replace the current round's deal in the listed games by the given decks (replaying a record)."""
-    rew = np.zeros(cfg[C_N], np.float32)
-    flg = np.zeros(4, np.uint8)
-    for i in range(games.shape[0]):
-        g = games[i]
-        deal(states[g], cfg, decks[i], True)
-        advance(states[g], T_WINDOW, cfg, rew, flg)
-        mask_one(states[g], cfg, masks[g])
-
-
-# ---------------------------------------------------------------- records from outside (load_states)
-_P = Problems(PH_OVER)
-BAD_SEATS = _P("active, dealer or discarder is not a seat of the game, or knocker or out_turn neither a seat nor -1")
-BAD_FLAGS = _P("from_stock, final, in_turn or a seat's out is not 0 or 1, or snap_k not 0..n")
-BAD_COUNTS = _P(f"steps or turns is not 0..{COUNT_MAX}")
-BAD_CARDS = _P("a card's loc is no seat of the game, stock, discard pile or drawn, its pos not -1..7, its seen "
-               "not 0 or 1, or a deck entry no card id")
-BAD_PILES = _P("nstock or ndisc is not 0..52, or a pile does not list exactly the cards located in it, each once")
-BAD_SLOTS = _P("a slot holds no card id or -1, or not the card whose loc and pos name it (each held card in "
-               "exactly one slot; seats outside the game hold nothing), or nhand does not count them")
-BAD_DRAWN = _P("drawn is not the one card located 'drawn' (or -1 when none is), or does not fit the phase")
-BAD_DECIDER = _P("the seat to decide does not fit the phase (a turn not the active player's, a snap window's seat "
-                 "not asked by R13 and R15, a turn of an empty hand)")
-STATE_PROBLEMS = tuple(_P.texts)
-
-
-@njit(cache=True)
-def check_one(s, cfg):
-    """-1 if the kernels can run on Cabo record s (its shared fields, each of the 52 cards once in a slot, a pile or
-    drawn (R1), slots and positions agreeing, the phase's decider: R13, R15), else its first BAD_* code."""
-    n = cfg[C_N]
-    if not shared_fields_ok(s, n, PH_OVER):
-        return SHARED_PROBLEM
-    live = s.phase != PH_OVER
-    if not (0 <= s.active < n and 0 <= s.dealer < n and 0 <= s.discarder < n and -1 <= s.knocker < n
-            and -1 <= s.out_turn < n):
-        return BAD_SEATS
-    if not (0 <= s.from_stock <= 1 and 0 <= s.final <= 1 and 0 <= s.in_turn <= 1 and 0 <= s.snap_k <= n):
-        return BAD_FLAGS
-    if not (0 <= s.steps <= COUNT_MAX and 0 <= s.turns <= COUNT_MAX):
-        return BAD_COUNTS
-    for p in range(n):
-        if s.out[p] > 1:
-            return BAD_FLAGS
-    where = np.zeros(LOC_DRAWN + 1, np.int64)
-    for c in range(NUM_CARDS):
-        q = s.loc[c]
-        if not ((0 <= q < n or LOC_STOCK <= q <= LOC_DRAWN) and -1 <= s.pos[c] < NUM_SLOTS
-                and 0 <= s.deck[c] < NUM_CARDS):
-            return BAD_CARDS
-        for p in range(n):
-            if s.seen[p, c] > 1:
-                return BAD_CARDS
-        where[q] += 1
-    if s.nstock != where[LOC_STOCK] or s.ndisc != where[LOC_DISC]:
-        return BAD_PILES
-    listed = np.zeros(NUM_CARDS, np.bool_)
-    for j in range(s.nstock + s.ndisc):
-        c = s.stock[j] if j < s.nstock else s.disc[j - s.nstock]
-        if not 0 <= c < NUM_CARDS or listed[c] or s.loc[c] != (LOC_STOCK if j < s.nstock else LOC_DISC):
-            return BAD_PILES
-        listed[c] = True
-    for p in range(MAX_PLAYERS):
-        k = 0
-        for i in range(NUM_SLOTS):
-            c = s.slot[p, i]
-            if c == -1:
-                continue
-            if p >= n or not 0 <= c < NUM_CARDS or s.loc[c] != p or s.pos[c] != i:
-                return BAD_SLOTS
-            k += 1
-        if s.nhand[p] != k or (p < n and where[p] != k):
-            return BAD_SLOTS
-    holding = s.phase == PH_PLACE or s.phase == PH_QUEEN or s.phase == PH_JACK
-    if s.drawn < -1 or where[LOC_DRAWN] != (1 if s.drawn >= 0 else 0) or (live and holding != (s.drawn >= 0)) or (
-            s.drawn >= 0 and (s.drawn >= NUM_CARDS or s.loc[s.drawn] != LOC_DRAWN)):
-        return BAD_DRAWN
-    if live:
-        if s.phase == PH_SNAP:
-            if s.snap_k == n or s.cur != window_seat_R13(s, n, s.snap_k) or not snap_asked_R15(s, s.cur) \
-                    or s.ndisc == 0:
-                return BAD_DECIDER
-        elif s.cur != s.active or (s.phase == PH_DRAW and s.nhand[s.active] == 0):
-            return BAD_DECIDER
-    return -1
-
-
-@njit(cache=True)
-def check_kernel(states, cfg):
-    """(the first record check_one refuses, its BAD_* code), or (-1, -1)."""
-    for g in range(states.shape[0]):
-        bad = check_one(states[g], cfg)
-        if bad >= 0:
-            return g, bad
-    return -1, -1
-
-
-@njit(cache=True)
-def mask_kernel(states, cfg, masks):
-    """Recompute every game's legal-action mask (after states were written from outside)."""
-    for g in range(states.shape[0]):
-        mask_one(states[g], cfg, masks[g])
-
-
-def state_layout(num_players: int) -> list[tuple[str, int, str]]:
-    """(name, size, meaning) of each part of the perfect-information state (state_kernel), in order. Seats
-    are absolute (seat 0 is player_0)."""
-    n = num_players
-    return [
-        ("cards", NUM_CARDS * (n + 4),
-         f"per card id c (rank c // 4 + 1, suit c % 4), {n + 4} numbers: one-hot place (seat 0..n-1, stock, "
-         "discard pile, drawn and not yet placed), then in a hand (slot + 1) / 8, in a pile (position from the "
-         "top + 1) / 52"),
-        ("phase", NUM_PHASES, "one-hot decision kind: draw, place, queen, jack, snap, knock, over"),
-        ("active", n, "one-hot seat whose turn it is (the dealer during R7's upcard window; none once over)"),
-        ("decider", n, "one-hot seat that decides now (none once over)"),
-        ("discarder", n, "one-hot seat of the latest snap window's discarder (R13; none once over)"),
-        ("knocker", n, "one-hot seat of the knocker (none before a knock, R18)"),
-        ("out_turn", n, "one-hot seat in whose turn the first player went out (R20; none before)"),
-        ("dealer", n, "one-hot seat of the dealer"),
-        ("out", n, "1 per seat that went out this round (R20)"),
-        ("totals", n, "game totals per seat, / target"),
-        ("round_points", n, "points of the last finished round per seat, / target"),
-        ("hand_sizes", n, "cards held per seat, / 8"),
-        ("turns", 1, "completed turns this round, / 100 (D13)"),
-        ("in_turn", 1, "1 if the snap window is a turn's, 0 if it is R7's upcard window"),
-        ("final_turn", 1, "1 during the knocker's last turn (R19)"),
-        ("from_stock", 1, "1 if this turn's card was drawn from the stock (0: from the discard pile)"),
-        ("snap_position", 1, "the snap window's position (0..n-2 the others, n-1 the discarder), / 5"),
-        ("round", 1, "rounds finished in this episode, / 10"),
-        ("stock_size", 1, "cards in the stock, / 52"),
-    ]
-
-
-STATE_PARTS = Parts("cabo", "state", state_layout)
-state_dim = STATE_PARTS.size     # length of the perfect-information state vector for n players
-
-
-@njit(cache=True)
-def state_kernel(states, cfg, out):
-    """Perfect-information state (absolute seats): per card id its place (a seat, stock, discard, drawn) and
-    its slot or pile position; then phase, seats, knock and out state, totals, points and counters."""
-    n = cfg[C_N]
-    w = n + 4
-    for g in range(states.shape[0]):
-        s = states[g]
-        o = out[g]
-        o[:] = 0.0
-        for c in range(NUM_CARDS):
-            lc = s.loc[c]
-            o[c * w + (lc if lc < n else n + lc - LOC_STOCK)] = 1.0
-            if lc < n:
-                o[c * w + n + 3] = (s.pos[c] + 1) / 8.0
-        for j in range(s.nstock):
-            o[s.stock[j] * w + n + 3] = (s.nstock - j) / 52.0
-        for j in range(s.ndisc):
-            o[s.disc[j] * w + n + 3] = (s.ndisc - j) / 52.0
-        k = NUM_CARDS * w
-        o[k + s.phase] = 1.0
-        k += NUM_PHASES
-        if s.phase != PH_OVER:
-            o[k + s.active] = 1.0
-            o[k + n + s.cur] = 1.0
-            o[k + 2 * n + s.discarder] = 1.0
-        if s.knocker >= 0:
-            o[k + 3 * n + s.knocker] = 1.0
-        if s.out_turn >= 0:
-            o[k + 4 * n + s.out_turn] = 1.0
-        o[k + 5 * n + s.dealer] = 1.0
-        for p in range(n):
-            o[k + 6 * n + p] = s.out[p]
-            o[k + 7 * n + p] = s.total[p] / cfg[C_TARGET]
-            o[k + 8 * n + p] = s.points[p] / cfg[C_TARGET]
-            o[k + 9 * n + p] = s.nhand[p] / 8.0
-        k += 10 * n
-        o[k] = s.turns / 100.0
-        o[k + 1] = s.in_turn
-        o[k + 2] = s.final
-        o[k + 3] = s.from_stock
-        o[k + 4] = s.snap_k / 5.0
-        o[k + 5] = s.round / 10.0
-        o[k + 6] = s.nstock / 52.0
-
-
-@njit(cache=True)
-def info_kernel(states, cfg, out):
-    """out[g, :, p]: seat p's game total, last round's points, hand total (R22), rounds finished."""
-    n = cfg[C_N]
-    for g in range(states.shape[0]):
-        s = states[g]
-        for p in range(n):
-            out[g, 0, p] = s.total[p]
-            out[g, 1, p] = s.points[p]
-            out[g, 2, p] = hand_total_R22(s, p)
-            out[g, 3, p] = s.round

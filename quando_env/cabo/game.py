@@ -7,6 +7,10 @@ from ..game_info import GameInfo
 from ..kernels import Kernels
 from . import action_features as AF
 from . import engine as E
+from .batch import mask_kernel, redeal_kernel, reset_kernel, step_kernel, step_kernel_parallel
+from .state import STATE_PARTS, state_kernel
+from .state_checks import STATE_PROBLEMS, check_kernel
+from .info import info_kernel
 from .determinize import draw_states
 from .cards import (ACTION_NAMES, CARD_VALUES, JACK_SWAP, KNOCK, NUM_ACTIONS, NUM_CARDS, NUM_SLOTS, SNAP, check_deck,
                     decode_jack)
@@ -27,14 +31,14 @@ class VectorGame(Game):
                          record_format="cabo-record/2", setup_keys=("deck", "dealer"), seat_info_keys=("hand_total",),
                          knock_action=KNOCK, higher_total_wins=False)
     state_dtype = E.STATE_DTYPE
-    state_problems = E.STATE_PROBLEMS
+    state_problems = STATE_PROBLEMS
     config_class = Config
-    kernels = Kernels(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                      infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
-    parallel_kernels = dict(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
+    kernels = Kernels(step=step_kernel, masks=mask_kernel, observe=observe_kernel, state=state_kernel,
+                      infos=info_kernel, check=check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = dict(step=step_kernel_parallel, observe=observe_kernel_parallel,
                             action_features=AF.action_features_kernel_parallel)
     observation_parts = PARTS
-    state_parts = E.STATE_PARTS
+    state_parts = STATE_PARTS
     action_feature_parts = AF.PARTS
     determinizer = staticmethod(draw_states)
     card_views = render
@@ -52,7 +56,7 @@ class VectorGame(Game):
         if "deck" in setup:
             decks[:] = setup["deck"]
             use[:] = 1
-        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["dealer"], np.int8))
+        reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["dealer"], np.int8))
 
     def move_name(self, g, a):
         """Told of the seat that decides (replay's omniscient story): its own slots, and a Jack's other seat
@@ -86,7 +90,7 @@ class VectorGame(Game):
             raise ValueError(f"the record's dealer is {shown(dealer)}, the rules make it {int(s['dealer'])} (the "
                              f"dealer advances one seat each round, {rule('cabo', 'R24')})")
         ids = check_deck(deck)
-        E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)
+        redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], self.masks)
 
     @classmethod
     def game_ends(cls, totals, config):

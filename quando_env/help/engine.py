@@ -9,15 +9,16 @@ deck hold kind indices. A step is split into the game's events, one function eac
 the received card's play (R19), `refill` / `reshuffle` (R15, D11), `pass_turn` (R8) and `end_round`
 (R20, R21); `apply_action` hands a decision to its event. Every decision is asked, even with one legal action
 (D10).
+
+This module is the rules, one game at a time; beside it, batch.py runs them over a batch, state.py writes the
+perfect-information state vector, state_checks.py checks records from outside, info.py reads the step infos.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .. import rng
-from ..vector_parts import Parts
-from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, SHARED_PROBLEM, Problems, episode_ends, first_error,
-                    shared_fields_ok, step_ends, step_starts)
-from .cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, KIND_COUNTS, MAX_PLAYERS, NO,
+from ..core import (F_ERROR, F_ROUND_OVER, episode_ends, step_ends, step_starts)
+from .cards import (ASK, FULL_DECK, GIVE, GIVE_BACK, K_NO, K_SWITCH, K_WILD, K_ZAP, MAX_PLAYERS, NO,
                     NUM_CARDS, NUM_KINDS, PLAY, ROW_CAP, SWITCH, WILD, ZAP)
 
 # Decision phases: what is decided, and by whom (spec "Actions").
@@ -572,17 +573,7 @@ def mask_one(s, cfg, m):
         card_plays(s, p, s.given, m)
 
 
-# ---------------------------------------------------------------- batch kernels
-@njit(cache=True)
-def reset_kernel(states, cfg, games, masks, decks, use_deck, starters):
-    """Start a new game in each listed slot (with its given deck where use_deck[i], its given starter where
-    starters[i] >= 0)."""
-    for i in range(games.shape[0]):
-        g = games[i]
-        start_game(states[g], cfg, decks[i], use_deck[i] == 1, starters[i])
-        mask_one(states[g], cfg, masks[g])
-
-
+# ---------------------------------------------------------------- one game's step (batch.py loops over games)
 @njit(cache=True)
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps decisions of a round (R22),
@@ -592,239 +583,3 @@ def step_one(s, a, cfg, rew, flg, mask):
         if step_ends(s, flg, flg[F_ROUND_OVER] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
             start_game(s, cfg, s.deck, False, -1)
         mask_one(s, cfg, mask)
-
-
-@njit(cache=True)
-def step_kernel(states, games, actions, cfg, rewards, flags, masks):
-    """One decision in each listed game (actions[i] for games[i], already checked legal); the others wait.
-    Returns the first game whose step failed (F_ERROR: a forced reshuffle that does not fit), or -1."""
-    for i in range(games.shape[0]):
-        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
-    return first_error(flags, games)
-
-
-@njit(cache=True, parallel=True)
-def step_kernel_parallel(states, games, actions, cfg, rewards, flags, masks):
-    for i in prange(games.shape[0]):
-        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
-    return first_error(flags, games)
-
-
-@njit(cache=True)
-def redeal_kernel(states, cfg, games, decks, masks):
-    """Replace the current round's deal in the listed games by the given decks (replaying a record); the
-    round's direction and callers stay, the starter follows R5."""
-    for i in range(games.shape[0]):
-        g = games[i]
-        deal(states[g], cfg, decks[i], True, -1)
-        mask_one(states[g], cfg, masks[g])
-
-
-# ---------------------------------------------------------------- records from outside (load_states)
-_P = Problems(PH_OVER)
-BAD_SEATS = _P("active is not a seat of the game, or starter, asker or helper neither a seat nor -1")
-BAD_FLAGS = _P("forced, forced_start or a caller flag is not 0 or 1 (or nobody calls), dir not +1 or -1, "
-               "end_reason not 0..2, opening not 0..11, a No! not 0..2, a call not 0..11, or given or back not a "
-               "kind 0..14 or -1")
-BAD_COUNTS = _P(f"steps or flips is not 0..{COUNT_MAX}")
-BAD_PILES = _P("dpos, dend, ndisc or nshuf is out of range, or a pile, the deck or shuffle holds no kind 0..14 "
-               "(shuffle: or -1)")
-BAD_ROW = _P("nrow is not 0..row_max-1, or the row holds something other than numbers and Wilds of values 1..11 "
-             "in ascending order")
-BAD_CARDS = _P("the hands, piles, row and No!s in front do not hold exactly the deck's cards (R1)")
-BAD_DECIDER = _P("the seat to decide does not fit the phase (a turn not the active player's, a help not between "
-                 "its asker and helper, a card to play or give back that the seat does not hold, a gift that does "
-                 "not fit the row, an opening onto a row, a turn or help of a seat with a No! in front)")
-STATE_PROBLEMS = tuple(_P.texts)
-
-
-@njit(cache=True)
-def check_one(s, cfg):
-    """-1 if the kernels can run on Help! record s (its shared fields, the 105 cards of R1 across hands, piles, row
-    and No!s, an ascending row (R7), the phase's decider: R8, R16-R19), else its first BAD_* code."""
-    n = cfg[C_N]
-    if not shared_fields_ok(s, n, PH_OVER):
-        return SHARED_PROBLEM
-    live = s.phase != PH_OVER
-    if not (0 <= s.active < n and -1 <= s.starter < n and -1 <= s.asker < n and -1 <= s.helper < n):
-        return BAD_SEATS
-    callers = 0
-    for p in range(n):
-        if not (0 <= s.caller[p] <= 1 and 0 <= s.no[p] <= NO_SPENT and 0 <= s.calls[p] <= 11):
-            return BAD_FLAGS
-        callers += s.caller[p]
-    if not (0 <= s.forced <= 1 and 0 <= s.forced_start <= 1 and (s.dir == 1 or s.dir == -1) and callers > 0
-            and END_NONE <= s.end_reason <= END_NO_HELPER and 0 <= s.opening <= 11
-            and -1 <= s.given < NUM_KINDS and -1 <= s.back < NUM_KINDS):
-        return BAD_FLAGS
-    if not (0 <= s.steps <= COUNT_MAX and 0 <= s.flips <= COUNT_MAX):
-        return BAD_COUNTS
-    if not (0 <= s.dpos <= s.dend <= NUM_CARDS and 0 <= s.ndisc <= NUM_CARDS and 0 <= s.nshuf <= NUM_CARDS):
-        return BAD_PILES
-    cnt = np.zeros(NUM_KINDS, np.int64)
-    for j in range(NUM_CARDS):
-        if not (0 <= s.deck[j] < NUM_KINDS and -1 <= s.shuffle[j] < NUM_KINDS):
-            return BAD_PILES
-        if s.dpos <= j < s.dend:
-            if not 0 <= s.draw[j] < NUM_KINDS:
-                return BAD_PILES
-            cnt[s.draw[j]] += 1
-        if j < s.ndisc:
-            if not 0 <= s.disc[j] < NUM_KINDS:
-                return BAD_PILES
-            cnt[s.disc[j]] += 1
-    if not 0 <= s.nrow < cfg[C_ROWMAX]:
-        return BAD_ROW
-    for j in range(s.nrow):
-        k = s.row_kind[j]
-        v = s.row_val[j]
-        if not ((0 <= k <= 10 and v == k + 1) or (k == K_WILD and 1 <= v <= 11)) or (j > 0 and v <= s.row_val[j - 1]):
-            return BAD_ROW
-        cnt[k] += 1
-    for p in range(n):
-        for k in range(NUM_KINDS):
-            if s.hand[p, k] < 0:
-                return BAD_CARDS
-            cnt[k] += s.hand[p, k]
-        if s.no[p] != NO_NONE:
-            cnt[K_NO] += 1
-    for k in range(NUM_KINDS):
-        if cnt[k] != KIND_COUNTS[k]:
-            return BAD_CARDS
-    if live:
-        p = s.cur
-        ph = s.phase
-        helping = ph == PH_GIVE or ph == PH_BACK or ph == PH_RECV
-        if (ph == PH_GIVE) != (p != s.active) or (helping and not (
-                s.asker == s.active and 0 <= s.helper and s.helper != s.asker and (ph != PH_GIVE or p == s.helper))):
-            return BAD_DECIDER
-        if ph == PH_OPEN and (s.opening == 0 or s.hand[p, s.opening - 1] == 0 or s.nrow > 0):     # R6
-            return BAD_DECIDER
-        if (ph == PH_BACK or ph == PH_RECV) and (s.given < 0 or s.hand[p, s.given] == 0 or not givable(s, s.given)):
-            return BAD_DECIDER     # R17: the gift fits the row, which stays as it is until the asker plays it
-        if s.no[s.active] != NO_NONE or (ph == PH_GIVE and s.no[p] != NO_NONE):
-            return BAD_DECIDER     # R8, R16: a seat with a No! in front takes no turn and is not asked
-    return -1
-
-
-@njit(cache=True)
-def check_kernel(states, cfg):
-    """(the first record check_one refuses, its BAD_* code), or (-1, -1)."""
-    for g in range(states.shape[0]):
-        bad = check_one(states[g], cfg)
-        if bad >= 0:
-            return g, bad
-    return -1, -1
-
-
-@njit(cache=True, parallel=True)
-def mask_kernel(states, cfg, masks):
-    """Recompute every game's legal-action mask (after states were written from outside)."""
-    for g in prange(states.shape[0]):
-        mask_one(states[g], cfg, masks[g])
-
-
-def state_layout(num_players: int) -> list[tuple[str, int, str]]:
-    """(name, size, meaning) of each part of the perfect-information state (state_kernel), in order. Seats
-    are absolute (seat 0 is player_0); kinds are 1..11, Wild, Switch, Zap, No! (indices 0..14)."""
-    n = num_players
-    return [
-        ("hands", n * NUM_KINDS, "per seat and kind: cards held / 4"),
-        ("draw_pile", NUM_CARDS, "per draw-pile position from the top: (kind index + 1) / 15, 0 past the bottom"),
-        ("draw_kinds", NUM_KINDS, "draw pile cards by kind / 8"),
-        ("discard", NUM_KINDS, "discard pile cards by kind / 8"),
-        ("pile_sizes", 2, "cards in the draw pile / 105, cards in the discard pile / 105"),
-        ("row", ROW_CAP * 12, "per row slot left to right: one-hot value 1..11, then 1 if the card is a Wild (R7)"),
-        ("no", 2 * n, "per seat: [1 if a No! not yet spent is in front of it, 1 if a spent one is] (R8, R14)"),
-        ("phase", NUM_PHASES, "one-hot decision kind: open (R6), play or ask (R9), give (R17), give back (R18), "
-                              "play the received card (R19), over"),
-        ("decider", n, "one-hot seat that decides now (the helper while giving; none once over)"),
-        ("active", n, "one-hot seat whose turn it is (the asker during a help; none once over)"),
-        ("asker", n, "one-hot seat of the round's latest ask (R16)"),
-        ("helper", n, "one-hot seat that was asked (none: nobody could help)"),
-        ("given", NUM_KINDS, "one-hot kind the helper gave (R17)"),
-        ("given_back", NUM_KINDS, "one-hot kind the asker gave back (R18)"),
-        ("calls", 11 * n, "per seat: one-hot public call 1..11 (R5, D14)"),
-        ("totals", n, "game totals per seat, / target"),
-        ("direction", 2, "one-hot round direction: +1 (increasing seats), -1 (R4)"),
-        ("round", 1, "rounds finished in this episode, / 10"),
-        ("steps", 1, "decisions taken this round, / max_steps (R22)"),
-    ]
-
-
-STATE_PARTS = Parts("help", "state", state_layout)
-state_dim = STATE_PARTS.size     # length of the perfect-information state vector for n players
-
-
-@njit(cache=True)
-def state_kernel(states, cfg, out):
-    """Perfect-information state (absolute seats): hands by kind, the draw pile in order, both piles by
-    kind, the row, No!s, phase, seats, the help under way, calls, totals, direction. For critics and
-    debugging."""
-    n = cfg[C_N]
-    for g in range(states.shape[0]):
-        s = states[g]
-        o = out[g]
-        o[:] = 0.0
-        i = 0
-        for q in range(n):
-            for k in range(NUM_KINDS):
-                o[i + q * NUM_KINDS + k] = s.hand[q, k] / 4.0
-        i += n * NUM_KINDS
-        for j in range(s.dpos, s.dend):
-            o[i + j - s.dpos] = (s.draw[j] + 1) / 15.0
-        i += NUM_CARDS
-        for j in range(s.dpos, s.dend):
-            o[i + s.draw[j]] += 1.0 / 8.0
-        for j in range(s.ndisc):
-            o[i + NUM_KINDS + s.disc[j]] += 1.0 / 8.0
-        i += 2 * NUM_KINDS
-        o[i] = (s.dend - s.dpos) / 105.0
-        o[i + 1] = s.ndisc / 105.0
-        i += 2
-        for j in range(s.nrow):
-            o[i + 12 * j + s.row_val[j] - 1] = 1.0
-            o[i + 12 * j + 11] = 1.0 if s.row_kind[j] == K_WILD else 0.0
-        i += ROW_CAP * 12
-        for q in range(n):
-            if s.no[q] != NO_NONE:
-                o[i + 2 * q + s.no[q] - 1] = 1.0
-        i += 2 * n
-        o[i + s.phase] = 1.0
-        i += NUM_PHASES
-        if s.phase != PH_OVER:
-            o[i + s.cur] = 1.0
-            o[i + n + s.active] = 1.0
-        if s.asker >= 0:
-            o[i + 2 * n + s.asker] = 1.0
-        if s.helper >= 0:
-            o[i + 3 * n + s.helper] = 1.0
-        i += 4 * n
-        if s.given >= 0:
-            o[i + s.given] = 1.0
-        if s.back >= 0:
-            o[i + NUM_KINDS + s.back] = 1.0
-        i += 2 * NUM_KINDS
-        for q in range(n):
-            if s.calls[q] > 0:
-                o[i + 11 * q + s.calls[q] - 1] = 1.0
-        i += 11 * n
-        for q in range(n):
-            o[i + q] = s.total[q] / cfg[C_TARGET]
-        i += n
-        o[i] = 1.0 if s.dir == 1 else 0.0
-        o[i + 1] = 1.0 if s.dir == -1 else 0.0
-        o[i + 2] = s.round / 10.0
-        o[i + 3] = s.steps / cfg[C_MAX_STEPS]
-
-
-@njit(cache=True)
-def info_kernel(states, cfg, out):
-    """out[g, :, p]: seat p's game total, last round's points, rounds finished (info_keys)."""
-    n = cfg[C_N]
-    for g in range(states.shape[0]):
-        s = states[g]
-        for p in range(n):
-            out[g, 0, p] = s.total[p]
-            out[g, 1, p] = s.points[p]
-            out[g, 2, p] = s.round

@@ -7,6 +7,10 @@ from ..game_info import GameInfo
 from ..kernels import Kernels
 from . import action_features as AF
 from . import engine as E
+from .batch import mask_kernel, redeal_kernel, reset_kernel, step_kernel, step_kernel_parallel
+from .state import STATE_PARTS, state_kernel
+from .state_checks import STATE_PROBLEMS, check_kernel
+from .info import info_kernel
 from . import render
 from .determinize import draw_states
 from .cards import (ACTION_NAMES, ASK, CODES, K_WILD, NUM_ACTIONS, NUM_CARDS, SWITCH, WILD, ZAP, a_card, codes_of,
@@ -29,14 +33,14 @@ class VectorGame(Game):
     game_info = GameInfo(name="help", num_actions=NUM_ACTIONS, action_names=ACTION_NAMES,
                          record_format="help-record/2", setup_keys=("deck", "starter"), higher_total_wins=True)
     state_dtype = E.STATE_DTYPE
-    state_problems = E.STATE_PROBLEMS
+    state_problems = STATE_PROBLEMS
     config_class = Config
-    kernels = Kernels(step=E.step_kernel, masks=E.mask_kernel, observe=observe_kernel, state=E.state_kernel,
-                      infos=E.info_kernel, check=E.check_kernel, action_features=AF.action_features_kernel)
-    parallel_kernels = dict(step=E.step_kernel_parallel, observe=observe_kernel_parallel,
+    kernels = Kernels(step=step_kernel, masks=mask_kernel, observe=observe_kernel, state=state_kernel,
+                      infos=info_kernel, check=check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = dict(step=step_kernel_parallel, observe=observe_kernel_parallel,
                             action_features=AF.action_features_kernel_parallel)
     observation_parts = PARTS
-    state_parts = E.STATE_PARTS
+    state_parts = STATE_PARTS
     action_feature_parts = AF.PARTS
     determinizer = staticmethod(draw_states)
     card_views = render
@@ -54,7 +58,7 @@ class VectorGame(Game):
         if "deck" in setup:
             decks[:] = setup["deck"]
             use[:] = 1
-        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["starter"], np.int8))
+        reset_kernel(self.states, self.cfg, idx, self.masks, decks, use, np.full(k, setup["starter"], np.int8))
 
     def move_name(self, g, a):
         """The name of legal move a in game g's decision, with what the context adds: the Wild's value, the
@@ -133,7 +137,7 @@ class VectorGame(Game):
         if starter is not None:
             self.checked_seat("starter", starter)
         before = self.states[g].copy(), self.masks[g].copy()   # R5 names the starter only once dealt
-        E.redeal_kernel(self.states, self.cfg, np.array([g]), kinds[None], self.masks)
+        redeal_kernel(self.states, self.cfg, np.array([g]), kinds[None], self.masks)
         made = int(self.states[g]["starter"])
         if starter is not None and starter != made:
             self.states[g], self.masks[g] = before

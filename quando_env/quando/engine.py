@@ -1,7 +1,7 @@
 """The one rules engine: numba kernels over a numpy array of per-game records.
 
-Every game of a batch is one record of STATE_DTYPE. The kernels loop over the batch and run the spec's
-state machine for each game; nothing here allocates per step, so thousands of games step in one call.
+Every game of a batch is one record of STATE_DTYPE, stepped by the spec's state machine; nothing here
+allocates per step, so thousands of games step in one call.
 Rule ids (R*, D*, K*) refer to RULES.md beside this file.
 
 Card sides are indexed 0 (the low number) and 1 (the high number). `face[c]` is the side of card c that
@@ -12,14 +12,15 @@ A turn is split into the game's events, each one function: `straight` / `play_se
 (R11, R15), `knock` (R15), `draw` (R9), `flip_zero` (R12, D5); `apply_action` hands a decision to its event.
 `advance` then runs what needs no decision, an event at a time: `turn_draw` (R9, D2), `after_turn_draw` (R13,
 R14, R15o), `penalty_next` (R12), `end_turn` (R16), and `_end_round` (R17-R19).
+
+This module is the rules, one game at a time; beside it, batch.py runs them over a batch, state.py writes the
+perfect-information state vector, state_checks.py checks records from outside, info.py reads the step infos.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .. import rng
-from ..vector_parts import Parts
-from ..core import (COUNT_MAX, F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, SHARED_PROBLEM, Problems,
-                    episode_ends, first_error, shared_fields_ok, step_ends, step_starts)
+from ..core import (F_ERROR, F_ROUND_OVER, F_TERMINATED, F_TRUNCATED, episode_ends, step_ends, step_starts)
 from .cards import (CARD_VALUES, FLIP_UNKNOWN, KNOCK, MAX_PLAYERS, MAX_SET, NUM_CARDS, NUM_VALUES, PAIR_TO_CARD, PASS,
                     SET, STRAIGHT, TAKE_DOWN, TAKE_UP, flip_action, flip_back, is_set, is_straight, set_action,
                     set_count, set_value, straight_low)
@@ -246,7 +247,7 @@ def _penalty_next(s, n):
 
 # ---------------------------------------------------------------- rounds and games
 @njit(cache=True)
-def _deal(s, cfg, deck, deck_up, use_deck):
+def deal(s, cfg, deck, deck_up, use_deck):
     """R4-R6: a (given or shuffled) deck dealt one card at a time clockwise from the dealer's left."""
     n = cfg[C_N]
     if use_deck:
@@ -286,7 +287,7 @@ def _deal(s, cfg, deck, deck_up, use_deck):
 
 
 @njit(cache=True)
-def _start_game(s, cfg, deck, deck_up, use_deck, dealer):
+def start_game(s, cfg, deck, deck_up, use_deck, dealer):
     s.total[:] = 0
     s.points[:] = 0
     s.round = 0
@@ -294,11 +295,11 @@ def _start_game(s, cfg, deck, deck_up, use_deck, dealer):
     s.shuffles = 0
     s.forced = 0
     s.dealer = dealer
-    _deal(s, cfg, deck, deck_up, use_deck)
+    deal(s, cfg, deck, deck_up, use_deck)
 
 
 @njit(cache=True)
-def _hand_sums(s, n, out):
+def hand_sums(s, n, out):
     """out[p] = sum of seat p's fronts (R17)."""
     out[:n] = 0
     for c in range(NUM_CARDS):
@@ -311,7 +312,7 @@ def _end_round(s, cfg, rew, flags):
     """R17, R18 (with D3), R19. Returns True when the episode ends here."""
     n = cfg[C_N]
     sums = np.zeros(MAX_PLAYERS, np.int32)
-    _hand_sums(s, n, sums)
+    hand_sums(s, n, sums)
     low = sums[0]
     for p in range(1, n):
         low = min(low, sums[p])
@@ -338,7 +339,7 @@ def _end_round(s, cfg, rew, flags):
         episode_ends(s, flags, rew, n, cfg[C_WIN_REWARD] == 1, s.total[:n].min(), PH_OVER)
     else:
         s.dealer = (s.dealer + 1) % n
-        _deal(s, cfg, s.deck, s.deck_up, False)
+        deal(s, cfg, s.deck, s.deck_up, False)
     return over
 
 
@@ -388,7 +389,6 @@ def draw(s, p, take_down, n, oya):
     err = _refill(s, n, oya)
     _reveal_top(s, n)
     return err
-
 
 
 @njit(cache=True, inline="always")
@@ -559,45 +559,15 @@ def mask_one(s, cfg, m):
         m[PASS] = 1
 
 
-# ---------------------------------------------------------------- batch kernels
-@njit(cache=True)
-def reset_kernel(states, cfg, games, masks, decks, deck_ups, use_deck, dealers):
-    """Start a new game in each listed slot (with its given deck where use_deck[i])."""
-    for i in range(games.shape[0]):
-        g = games[i]
-        _start_game(states[g], cfg, decks[i], deck_ups[i], use_deck[i] == 1, dealers[i])
-        mask_one(states[g], cfg, masks[g])
-
-
+# ---------------------------------------------------------------- one game's step (batch.py loops over games)
 @njit(cache=True)
 def step_one(s, a, cfg, rew, flg, mask):
     """One decision in one game: apply legal action a, truncate at max_steps (D6), autoreset, new mask."""
     if step_starts(s, rew, flg):
         apply_action(s, a, cfg, rew, flg)
         if step_ends(s, flg, flg[F_TERMINATED] == 0 and s.steps >= cfg[C_MAX_STEPS], PH_OVER, cfg[C_AUTORESET]):
-            _start_game(s, cfg, s.deck, s.deck_up, False, cfg[C_DEALER])
+            start_game(s, cfg, s.deck, s.deck_up, False, cfg[C_DEALER])
         mask_one(s, cfg, mask)
-
-
-# Each batch kernel comes twice: over the listed games in turn, and spread over numba's threads
-# (`_parallel`, for large batches). Games are independent, so both give the same results.
-@njit(cache=True)
-def step_kernel(states, games, actions, cfg, rewards, flags, masks):
-    """One decision in each listed game (actions[i] for games[i], already checked legal); the others wait.
-
-    With autoreset, a game whose episode ended starts a new one with the same configured first dealer.
-    Returns the first game whose step failed (F_ERROR: a forced reshuffle that does not fit), or -1.
-    """
-    for i in range(games.shape[0]):
-        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
-    return first_error(flags, games)
-
-
-@njit(cache=True, parallel=True)
-def step_kernel_parallel(states, games, actions, cfg, rewards, flags, masks):
-    for i in prange(games.shape[0]):
-        step_one(states[games[i]], actions[i], cfg, rewards[games[i]], flags[games[i]], masks[games[i]])
-    return first_error(flags, games)
 
 
 @njit(cache=True)
@@ -614,208 +584,3 @@ def play_random_one(s, g, auto, cfg, rewards, flags, mask, action_streams):
         flags[g, :] |= flg
         if flg[F_TERMINATED] or flg[F_TRUNCATED]:
             break
-
-
-@njit(cache=True)
-def play_random_kernel(states, games, auto, cfg, rewards, flags, masks, action_streams):
-    """play_random_one in each listed game. Returns the first game whose step failed (F_ERROR), or -1."""
-    for i in range(games.shape[0]):
-        play_random_one(states[games[i]], games[i], auto, cfg, rewards, flags, masks[games[i]], action_streams)
-    return first_error(flags, games)
-
-
-@njit(cache=True, parallel=True)
-def play_random_kernel_parallel(states, games, auto, cfg, rewards, flags, masks, action_streams):
-    for i in prange(games.shape[0]):
-        play_random_one(states[games[i]], games[i], auto, cfg, rewards, flags, masks[games[i]], action_streams)
-    return first_error(flags, games)
-
-
-@njit(cache=True)
-def redeal_kernel(states, cfg, games, decks, deck_ups, masks):
-    """Replace the current round's deal in the listed games by the given decks (replaying a record)."""
-    for i in range(games.shape[0]):
-        g = games[i]
-        _deal(states[g], cfg, decks[i], deck_ups[i], True)
-        mask_one(states[g], cfg, masks[g])
-
-
-def state_layout(num_players: int) -> list[tuple[str, int, str]]:
-    """(name, size, meaning) of each part of the perfect-information state (state_kernel), in order. Seats
-    are absolute (seat 0 is player_0)."""
-    n = num_players
-    return [
-        ("cards", NUM_CARDS * (n + 4),
-         f"per card id (number pairs a<b in order 0-1, 0-2, ..., 9-10), {n + 4} numbers: one-hot place (seat "
-         "0..n-1, draw pile, discard pile), the side facing its holder or up (0: the lower number a, 1: the higher "
-         "b), (position from its pile's top + 1) / 55 (0 in a hand)"),
-        ("phase", 5, "one-hot decision kind: act (A/B/K/P), draw (R9), flip (R12), knock-or-not (oya R15o), over"),
-        ("active", n, "one-hot seat whose turn it is (none once over)"),
-        ("decider", n, "one-hot seat that decides now (none once over)"),
-        ("knocker", n, "one-hot seat of the knocker (none before a knock)"),
-        ("turns", n, "A/B turns completed this round per seat, / 10 (R15)"),
-        ("totals", n, "game totals per seat, / target score"),
-        ("dealer", 1, "the dealer's seat / 5"),
-        ("penalty_left", 1, "seats still to be penalised in a triplet penalty (R12), / 5"),
-        ("triplet", 1, "1 if this turn's action was a set of exactly 3"),
-        ("round", 1, "rounds finished in this episode, / 10"),
-    ]
-
-
-STATE_PARTS = Parts("quando", "state", state_layout)
-state_dim = STATE_PARTS.size     # length of the perfect-information state vector for n players
-
-
-@njit(cache=True)
-def state_kernel(states, cfg, out):
-    """Perfect-information state (absolute seats): per card id its place, the side facing its holder or
-    up, its pile position; then phase, seats, knock, turns, totals, penalty. For critics and debugging."""
-    n = cfg[C_N]
-    w = n + 4
-    for g in range(states.shape[0]):
-        s = states[g]
-        o = out[g]
-        o[:] = 0.0
-        for c in range(NUM_CARDS):
-            o[c * w + s.loc[c] if s.loc[c] < n else c * w + n + (s.loc[c] - LOC_DRAW)] = 1.0
-            o[c * w + n + 2] = s.face[c]
-        for j in range(s.ndraw):
-            o[s.draw[j] * w + n + 3] = (s.ndraw - j) / 55.0
-        for j in range(s.ndisc):
-            o[s.disc[j] * w + n + 3] = (s.ndisc - j) / 55.0
-        k = NUM_CARDS * w
-        o[k + s.phase] = 1.0
-        k += 5
-        if s.phase != PH_OVER:
-            o[k + s.active] = 1.0
-            o[k + n + s.cur] = 1.0
-        if s.knocker >= 0:
-            o[k + 2 * n + s.knocker] = 1.0
-        for p in range(n):
-            o[k + 3 * n + p] = s.turns[p] / 10.0
-            o[k + 4 * n + p] = s.total[p] / cfg[C_TARGET]
-        k += 5 * n
-        o[k] = s.dealer / 5.0
-        o[k + 1] = s.pen_left / 5.0
-        o[k + 2] = s.triplet
-        o[k + 3] = s.round / 10.0
-
-
-# ---------------------------------------------------------------- records from outside (load_states)
-_P = Problems(PH_OVER)
-BAD_SEATS = _P("active, dealer or pen_cur is not a seat of the game, or knocker neither a seat nor -1")
-BAD_FLAGS = _P("triplet, drawctx or forced is not 0 or 1, or pen_left not 0..n-1")
-BAD_COUNTS = _P(f"steps or acq_next is not 0..{COUNT_MAX}, or turns not 0..{MAX_TURNS}")
-BAD_CARDS = _P("a card's loc is no seat of the game nor a pile, its face not 0 or 1, or seen has other bits than 1 "
-               "and 2")
-BAD_DECK = _P("deck, deck_up, shuffle or shuffle_up holds something other than a card id (shuffle: or -1) or a "
-              "side 0 or 1, or nshuf is not 0..55")
-BAD_PILES = _P("ndraw or ndisc is not 0..55, or a pile does not list exactly the cards located in it, each once")
-BAD_HANDS = _P("nhand does not count each seat's cards (0 for seats outside the game)")
-BAD_EMPTY = _P("a hand is empty where the rules never leave one empty (R8), or the draw pile is empty while the "
-               "discard pile has cards (R11)")
-BAD_DECIDER = _P("the seat to decide does not fit the phase (a draw from an empty pile, a knock decision in kendi, "
-                 "a turn not the active player's, a triplet penalty whose pen_cur and pen_left do not follow R12)")
-STATE_PROBLEMS = tuple(_P.texts)
-
-
-@njit(cache=True)
-def check_one(s, cfg):
-    """-1 if the kernels can run on Quando record s (its shared fields, each of the 55 cards once in a hand or
-    pile (R1), sides and seen bits in range, R8 and R11 kept, the phase's decider), else its first BAD_* code."""
-    n = cfg[C_N]
-    if not shared_fields_ok(s, n, PH_OVER):
-        return SHARED_PROBLEM
-    live = s.phase != PH_OVER
-    if not (0 <= s.active < n and 0 <= s.dealer < n and 0 <= s.pen_cur < n and -1 <= s.knocker < n):
-        return BAD_SEATS
-    if not (0 <= s.triplet <= 1 and 0 <= s.drawctx <= 1 and 0 <= s.forced <= 1 and 0 <= s.pen_left < n):
-        return BAD_FLAGS
-    if not (0 <= s.steps <= COUNT_MAX and 0 <= s.acq_next <= COUNT_MAX):
-        return BAD_COUNTS
-    for p in range(n):
-        if not 0 <= s.turns[p] <= MAX_TURNS:
-            return BAD_COUNTS
-    held = np.zeros(MAX_PLAYERS, np.int64)
-    in_draw = 0
-    in_disc = 0
-    for c in range(NUM_CARDS):
-        q = s.loc[c]
-        if not ((0 <= q < n or q == LOC_DRAW or q == LOC_DISCARD) and 0 <= s.face[c] <= 1):
-            return BAD_CARDS
-        for p in range(n):
-            if s.seen[p, c] > 3:
-                return BAD_CARDS
-        if q < n:
-            held[q] += 1
-        elif q == LOC_DRAW:
-            in_draw += 1
-        else:
-            in_disc += 1
-        if not (0 <= s.deck[c] < NUM_CARDS and 0 <= s.deck_up[c] <= 1 and -1 <= s.shuffle[c] < NUM_CARDS
-                and 0 <= s.shuffle_up[c] <= 1):
-            return BAD_DECK
-    if not 0 <= s.nshuf <= NUM_CARDS:
-        return BAD_DECK
-    if s.ndraw != in_draw or s.ndisc != in_disc:
-        return BAD_PILES
-    listed = np.zeros(NUM_CARDS, np.bool_)
-    for j in range(s.ndraw + s.ndisc):
-        c = s.draw[j] if j < s.ndraw else s.disc[j - s.ndraw]
-        if not 0 <= c < NUM_CARDS or listed[c] or s.loc[c] != (LOC_DRAW if j < s.ndraw else LOC_DISCARD):
-            return BAD_PILES
-        listed[c] = True
-    for p in range(MAX_PLAYERS):
-        if s.nhand[p] != held[p]:
-            return BAD_HANDS
-    if live:
-        for p in range(n):
-            if s.nhand[p] == 0 and (p != s.active or s.phase == PH_ACT or s.phase == PH_KNOCK):
-                return BAD_EMPTY
-        if s.ndraw == 0 and s.ndisc > 0:
-            return BAD_EMPTY
-    # R12: a triplet penalty goes clockwise over the others: the next is pen_cur, pen_left of them to go
-    penalty = s.phase == PH_FLIP or (s.phase == PH_DRAW and s.drawctx == 1)
-    if live and ((s.cur != s.active) != penalty or (s.phase == PH_DRAW and s.ndraw == 0)
-                 or (s.phase == PH_KNOCK and cfg[C_OYA] == 0)
-                 or s.pen_left != ((s.active - s.cur - 1) % n if penalty else 0)
-                 or (penalty and s.pen_cur != (s.cur + 1) % n)):
-        return BAD_DECIDER
-    return -1
-
-
-@njit(cache=True)
-def check_kernel(states, cfg):
-    """(the first record check_one refuses, its BAD_* code), or (-1, -1)."""
-    for g in range(states.shape[0]):
-        bad = check_one(states[g], cfg)
-        if bad >= 0:
-            return g, bad
-    return -1, -1
-
-
-@njit(cache=True, parallel=True)
-def mask_kernel(states, cfg, masks):
-    """Recompute every game's legal-action mask (after states were written from outside)."""
-    for g in prange(states.shape[0]):
-        mask_one(states[g], cfg, masks[g])
-
-
-@njit(cache=True)
-def hand_sums_kernel(states, cfg, out):
-    """out[g, p] = seat p's hand sum in game g (R17)."""
-    for g in range(states.shape[0]):
-        _hand_sums(states[g], cfg[C_N], out[g])
-
-
-@njit(cache=True)
-def info_kernel(states, cfg, out):
-    """out[g, :, p]: seat p's game total, last round's points, hand sum (R17), rounds finished (info_keys)."""
-    n = cfg[C_N]
-    for g in range(states.shape[0]):
-        s = states[g]
-        _hand_sums(s, n, out[g, 2])
-        for p in range(n):
-            out[g, 0, p] = s.total[p]
-            out[g, 1, p] = s.points[p]
-            out[g, 3, p] = s.round

@@ -7,6 +7,11 @@ from ..game_info import GameInfo
 from ..kernels import Kernels
 from . import action_features as AF
 from . import engine as E
+from .batch import (mask_kernel, play_random_kernel, play_random_kernel_parallel, redeal_kernel, reset_kernel,
+                    step_kernel, step_kernel_parallel)
+from .state import STATE_PARTS, state_kernel
+from .state_checks import STATE_PROBLEMS, check_kernel
+from .info import hand_sums_kernel, info_kernel
 from .determinize import draw_states
 from .cards import (ACTION_NAMES, CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PAIR_TO_CARD, PASS, card_pairs,
                     deck_to_cards)
@@ -27,16 +32,16 @@ class VectorGame(Game):
                          record_format="quando-record/2", setup_keys=("deck", "dealer"), seat_info_keys=("hand_sum",),
                          knock_action=KNOCK, higher_total_wins=False)
     state_dtype = E.STATE_DTYPE
-    state_problems = E.STATE_PROBLEMS
+    state_problems = STATE_PROBLEMS
     config_class = Config
-    kernels = Kernels(step=E.step_kernel, play_random=E.play_random_kernel, masks=E.mask_kernel,
-                      observe=observe_kernel, state=E.state_kernel, infos=E.info_kernel,
-                      check=E.check_kernel, action_features=AF.action_features_kernel)
-    parallel_kernels = dict(step=E.step_kernel_parallel, play_random=E.play_random_kernel_parallel,
+    kernels = Kernels(step=step_kernel, play_random=play_random_kernel, masks=mask_kernel,
+                      observe=observe_kernel, state=state_kernel, infos=info_kernel,
+                      check=check_kernel, action_features=AF.action_features_kernel)
+    parallel_kernels = dict(step=step_kernel_parallel, play_random=play_random_kernel_parallel,
                             observe=observe_kernel_parallel,
                             action_features=AF.action_features_kernel_parallel)
     observation_parts = PARTS
-    state_parts = E.STATE_PARTS
+    state_parts = STATE_PARTS
     action_feature_parts = AF.PARTS
     determinizer = staticmethod(draw_states)
     card_views = render
@@ -56,7 +61,7 @@ class VectorGame(Game):
         if "deck" in setup:
             decks[:], ups[:] = setup["deck"]
             use[:] = 1
-        E.reset_kernel(self.states, self.cfg, idx, self.masks, decks, ups, use, np.full(k, setup["dealer"], np.int8))
+        reset_kernel(self.states, self.cfg, idx, self.masks, decks, ups, use, np.full(k, setup["dealer"], np.int8))
 
     def move_name(self, g, a):
         g = self.game_index(g)
@@ -87,7 +92,7 @@ class VectorGame(Game):
             raise ValueError(f"the record's dealer is {shown(dealer)}, the rules make it {int(s['dealer'])} (the deal "
                              f"passes one seat each round, {rule('quando', 'R6')})")
         ids, ups = deck_to_cards(deck)
-        E.redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], ups[None], self.masks)
+        redeal_kernel(self.states, self.cfg, np.array([g]), ids[None], ups[None], self.masks)
 
     def reshuffle_record(self, g):
         s = self.states[self.game_index(g)]
@@ -143,7 +148,7 @@ class VectorGame(Game):
         """(k, n) sum of fronts per seat (R17); games: only these slots."""
         states = self.states[self.slots(games)]
         out = np.zeros((states.shape[0], self.num_players), np.int32)
-        E.hand_sums_kernel(states, self.cfg, out)
+        hand_sums_kernel(states, self.cfg, out)
         return out.astype(np.int64)
 
 

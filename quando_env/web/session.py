@@ -141,10 +141,7 @@ class Session:
         self.hints, self.hinters = hints, {}
         self.game = game_class(name)(1, seed=0, autoreset=False, **self.options)
         self.deal = {} if deal is None else checked_deal(self.game, deal)
-        # the engine deals the next round in the step that ends one: that step is played again here, with the
-        # round as the episode, to show the table the round left (what the rules reveal)
-        self.round_table = type(self.game)(1, seed=0, autoreset=False,
-                                           **{**self.game.config.to_dict(), "episode": "round"})
+        self.game.keep_round_ends()     # the table a round left, before the engine deals the next in that step
         n = self.game.num_players
         self.seats = tuple(sorted({int(s) for s in seats}))
         if not self.seats or not all(0 <= s < n for s in self.seats) or len(opponents) != n - len(self.seats):
@@ -270,11 +267,7 @@ class Session:
         self.recorder.after_step(a)
         self.turn += 1
         ended, redealt = bool(game.round_over[0]), bool(game.round_over[0]) and not self.over()
-        table = game
-        if redealt:         # the table the move left, before the next deal
-            table = self.round_table
-            table.load_states(before)
-            table.step(self.action, checked=True)
+        table = game.at_round_end(0) if redealt else game     # the table the move left, before the next deal
         self._moved(p, table.moved_cards(0, before[0], a))
         self.rounds += ended
         for v in self.viewers:
