@@ -2,9 +2,11 @@
 imports it back, directly or through others: each seam between two modules runs one way; and the rooms of the
 agents are layered: the players (quando_env.agents) import neither evaluation nor training, evaluation never
 training. The imports are read from the sources with ast, so an import written inside a function (to break a
-cycle at run time) still counts."""
+cycle at run time) still counts. And no module is over 700 lines."""
 import ast
 from pathlib import Path
+
+import quando_env
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("quando_env",)
@@ -118,3 +120,17 @@ def test_imports_inside_functions_and_relative_imports_are_read():
 def test_quando_env_has_no_import_cycles():
     assert "quando_env.agents.learned" in import_graph()              # the agents are read too
     assert cycles(import_graph()) == set()
+
+
+MAX_LINES = 700      # a module one reads in a sitting; a bigger one holds two things
+
+
+def long_modules(root: Path) -> dict:
+    return {str(p.relative_to(root)): n for p in sorted(root.rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+
+
+def test_no_module_of_the_package_is_over_700_lines(tmp_path):
+    assert long_modules(Path(quando_env.__file__).parent) == {}
+    (tmp_path / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    assert long_modules(tmp_path) == {"big.py": MAX_LINES + 1}
