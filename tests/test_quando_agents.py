@@ -185,7 +185,7 @@ def test_rollout_candidates_include_the_heuristic_choice_knock_and_pass():
     mask[[3, 10, 20, 30, 40, KNOCK]] = True
     vals = np.full(NUM_ACTIONS, np.inf)
     vals[[3, 10, 20, 30, 40]] = [5.0, 1.0, 2.0, 9.0, 3.0]
-    assert agent._candidates(mask, 30, vals).tolist() == [10, 20, 30, KNOCK]
+    assert agent.candidates(mask, 30, vals, 30).tolist() == [10, 20, 30, KNOCK]
 
 
 def test_rollout_agent_finishes_games():

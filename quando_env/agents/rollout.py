@@ -118,7 +118,7 @@ class RolloutAgent(Agent):
         out = prior.copy()
         chunk, worlds = [], 0
         for i in np.flatnonzero(masks.sum(axis=1) > 1):
-            acts = self._candidates(masks[i], prior[i], vals[i], heuristic[i])
+            acts = self.candidates(masks[i], prior[i], vals[i], heuristic[i])
             k = self.knock_samples if masks[i, list(self.kit.always_try)].any() else self.samples
             if chunk and worlds + k * acts.size > self.max_worlds:
                 self._search(obs, chunk, n, out, values)
@@ -129,7 +129,7 @@ class RolloutAgent(Agent):
             self._search(obs, chunk, n, out, values)
         return out
 
-    def _candidates(self, mask, h, vals, heuristic):
+    def candidates(self, mask, h, vals, heuristic):
         """The prior's choice h, the heuristic's, the always-tried actions where legal, and the `max_candidates`
         best-valued others."""
         legal = np.flatnonzero(mask)
