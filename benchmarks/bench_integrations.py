@@ -25,7 +25,7 @@ import warnings
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
-from bench_engine import legal_choice, timed     # this folder's: best-of timing (wall and CPU rates), random moves
+from bench_engine import timed     # this folder's: best-of timing (wall and CPU rates)
 
 from quando_env.registry import game_module, game_names
 
@@ -33,6 +33,11 @@ PLAYERS = 4
 VERSIONS = ("pettingzoo", "tianshou", "torchrl", "tensordict", "torch", "ray", "open_spiel", "numba")
 CHUNK = 200         # moves per timed call (whole games: a call ends at a game's end past this many moves)
 
+
+
+def legal_choice(rng, mask) -> int:
+    """A uniformly random legal move of an action mask."""
+    return int(rng.choice(np.flatnonzero(mask)))
 
 def installed(distribution: str) -> bool:
     try:

@@ -334,3 +334,15 @@ def test_the_making_pattern_finds_what_it_looks_for():
     for text in ("a progress bar", "error bars", "the helper gives a card", "quando_env.web.session",
                  "https://github.com/pytest-dev/pytest-xdist/issues/1386"):
         assert not MAKING.search(LINK.sub("", text)), text
+
+
+def test_every_benchmark_script_imports_and_answers_help():
+    """A benchmark is run by hand, so nothing else notices one that no longer imports: each is run with --help."""
+    code = ("import runpy, sys\nfor path in sys.argv[1:]:\n    sys.argv = [path, '--help']\n    try:\n"
+            "        runpy.run_path(path, run_name='__main__')\n    except SystemExit as e:\n"
+            "        assert e.code in (0, None), (path, e.code)\n    else:\n        raise AssertionError(path)\n")
+    scripts = sorted(str(p) for p in (ROOT / "benchmarks").glob("*.py"))
+    assert len(scripts) >= 10
+    r = subprocess.run([sys.executable, "-c", code, *scripts], capture_output=True, text=True, cwd=ROOT / "benchmarks",
+                       env={**os.environ, "PYTHONPATH": f"{ROOT / 'benchmarks'}{os.pathsep}{ROOT}"})
+    assert r.returncode == 0, r.stderr[-2000:]
