@@ -10,7 +10,7 @@ import tiny_game
 
 from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
 from quando_env.training.label_shards import MANIFEST, read_shard, shard_path
-from quando_env.training.distill import LabelSettings, label, load_folders, main, train
+from quando_env.training.distill import LabelSettings, label, load_folders, main, margins, targets, train
 from quando_env.evaluation.matches import play_match
 from quando_env.agents.learned import LearnedAgent, default_model, load_model
 from quando_env.agents.rollout import SearchKit
@@ -142,7 +142,8 @@ def test_bad_train_options_are_refused_before_anything_is_written(tmp_path, caps
     model = tmp_path / "model.npz"
     for args, message in [(["--move-hidden", "8"], "two widths"), (["--init", "nowhere.npz"], "argument --init"),
                           (["--temperature", "-1"], "argument --temperature"),
-                          (["--epochs", "0"], "argument --epochs")]:
+                          (["--epochs", "0"], "argument --epochs"),
+                          (["--min-margin", "2"], "give --init"), (["--min-margin", "-1"], "argument --min-margin")]:
         with pytest.raises(SystemExit) as e:
             main(["train", str(labels), "--out", str(model), *args])
         assert e.value.code == 2 and message in capsys.readouterr().err
@@ -215,6 +216,24 @@ def test_an_anchored_init_keeps_its_anchor_and_plays_as_before_where_training_mo
     masks = np.concatenate([read_shard(shard_path(labels, i))[1]["masks"] for i in range(2)])
     before, after = (make_agent(f"learned:{m}", game="quando") for m in (init, model))
     assert np.array_equal(before.act(data, masks), after.act(data, masks))
+    assert main(["train", str(labels), "--out", str(model), "--init", str(init), "--move-hidden", "none",
+                 "--epochs", "1", "--lr", "1e-12", "--holdout", "0", "--min-margin", "1000"]) == 0
+    assert load_model(model)[0]["info"]["min_margin"] == 1000
+    assert np.array_equal(before.act(data, masks), make_agent(f"learned:{model}", game="quando").act(data, masks))
+
+
+def test_decisions_the_search_won_narrowly_keep_the_inits_policy_as_their_target():
+    nan = np.nan
+    values = np.array([[5.0, 3.0, nan, nan], [5.0, 4.5, 1.0, nan], [nan, 2.0, nan, nan]], np.float32)
+    masks = np.array([[1, 1, 1, 0], [1, 1, 1, 0], [0, 1, 1, 0]], bool)
+    choice = np.array([0, 0, 1])
+    assert margins(values).tolist() == [2.0, 0.5, 0.0]        # one searched candidate: no margin
+    own = np.array([[0.2, 0.3, 0.5, 0], [0.6, 0.2, 0.2, 0], [0, 0.5, 0.5, 0]], np.float32)
+    search = targets(values, masks, choice, 0.0)
+    assert search.argmax(1).tolist() == [0, 0, 1]
+    mixed = targets(values, masks, choice, 0.0, own, min_margin=1.0)
+    assert np.array_equal(mixed[0], search[0]) and np.array_equal(mixed[1:], own[1:])
+    assert np.array_equal(targets(values, masks, choice, 0.0, own, min_margin=0.0), search)
 
 
 def test_train_takes_several_folders_of_one_game_holding_out_each_ones_last_shards(tmp_path, capsys):

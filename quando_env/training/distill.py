@@ -24,7 +24,9 @@ train: the learner's Net (training.learner, with its move scorer where the game 
 labels of one or more folders (all of one game and options) by cross-entropy between its softmax over the legal
 moves and the softmax of the searched candidates' values / --temperature (the search's choice alone where it
 searched one candidate, or with --temperature 0), and its imitation accuracy (its best move is the search's choice)
-is reported on held-out shards (each folder's last --holdout ones). The model file is agents.learned's (format 2),
+is reported on held-out shards (each folder's last --holdout ones). With --min-margin POINTS, a decision the
+search's best candidate won by fewer points keeps the --init model's own policy as its target, so the network
+changes only where the search was sure. The model file is agents.learned's (format 2),
 its info listing every folder and its labels: `learned:PATH` plays it, `train.py --set init=PATH` fine-tunes it.
 """
 import argparse
@@ -244,9 +246,11 @@ def joined(shards: list[dict]) -> dict:
     return data
 
 
-def targets(values: np.ndarray, masks: np.ndarray, choice: np.ndarray, temperature: float) -> np.ndarray:
+def targets(values: np.ndarray, masks: np.ndarray, choice: np.ndarray, temperature: float, own=None,
+            min_margin: float = 0.0) -> np.ndarray:
     """(B, A) target distributions: softmax of the searched candidates' values / temperature, the search's choice
-    alone where it searched fewer than two candidates or temperature is 0."""
+    alone where it searched fewer than two candidates or temperature is 0; with `own` ((B, A): the init's policy), a
+    decision the search's best won by fewer than `min_margin` points takes its row of `own` instead."""
     searched = ~np.isnan(values) & masks
     rows = np.arange(len(values))
     out = np.zeros(values.shape, np.float32)
@@ -256,7 +260,18 @@ def targets(values: np.ndarray, masks: np.ndarray, choice: np.ndarray, temperatu
         e = np.exp(v - v.max(axis=1, keepdims=True))
         out[soft] = e / e.sum(axis=1, keepdims=True)
     out[rows[~soft], choice[~soft]] = 1.0
+    if own is not None:
+        unsure = margins(values) < min_margin
+        out[unsure] = own[unsure]
     return out
+
+
+def margins(values: np.ndarray) -> np.ndarray:
+    """Per decision, the points by which the search's best candidate beat its second (0 where it searched fewer
+    than two)."""
+    v = np.sort(np.where(np.isnan(values), -np.inf, values), axis=1)
+    gap = v[:, -1] - v[:, -2]
+    return np.where(np.isfinite(gap), gap, 0.0)
 
 
 def batch(data: dict, j: np.ndarray, device: str = "cpu") -> tuple:
@@ -272,37 +287,42 @@ def batch(data: dict, j: np.ndarray, device: str = "cpu") -> tuple:
     return torch.from_numpy(data["obs"][j]).to(device), moves, torch.from_numpy(masks).to(device)
 
 
-def evaluate(net, data: dict, played=None, size: int = 4096) -> dict:
-    """Imitation accuracy (the policy's best legal move is the search's choice) and regret (the searched value
-    of the search's best candidate less that of the policy's move, where the policy's move was searched); the policy
-    is the network's outputs through `played(logits, rows)` where given (an anchored model's heuristic bonus)."""
+def policy(net, data: dict, played=None, size: int = 4096) -> np.ndarray:
+    """(decisions, num_actions) float32: the network's move probabilities over each decision's legal moves, through
+    `played(logits, rows)` where given (an anchored model's heuristic bonus)."""
     import torch
 
     from .learner import dense
 
-    right, regret, searched = 0, 0.0, 0
+    out = []
     with torch.no_grad():
         for j in np.array_split(np.arange(len(data["choice"])), max(1, -(-len(data["choice"]) // size))):
             obs, moves, masks = batch(data, j)
             logits, _ = net(obs, moves)
             logits = played(logits, j) if played else logits
-            best = dense(logits).masked_fill(~masks, -math.inf).argmax(1).numpy()
-            right += int((best == data["choice"][j]).sum())
-            v = data["values"][j]
-            got = v[np.arange(len(j)), best]
-            ok = ~np.isnan(got)
-            regret += float((np.nanmax(v[ok], axis=1) - got[ok]).sum())
-            searched += int(ok.sum())
-    n = max(len(data["choice"]), 1)
-    return {"accuracy": right / n, "regret": regret / max(searched, 1), "searched": searched / n}
+            out.append(torch.softmax(dense(logits).masked_fill(~masks, -math.inf), 1).numpy())
+    return np.concatenate(out) if out else np.zeros((0, data["masks"].shape[1]), np.float32)
+
+
+def evaluate(net, data: dict, played=None) -> dict:
+    """Imitation accuracy (the policy's best legal move is the search's choice) and regret (the searched value
+    of the search's best candidate less that of the policy's move, where the policy's move was searched)."""
+    best = policy(net, data, played).argmax(1) if len(data["choice"]) else np.zeros(0, np.int64)
+    got = data["values"][np.arange(len(best)), best]
+    ok = ~np.isnan(got)
+    n = max(len(best), 1)
+    return {"accuracy": float((best == data["choice"]).sum()) / n,
+            "regret": float((np.nanmax(data["values"][ok], axis=1) - got[ok]).sum()) / max(int(ok.sum()), 1),
+            "searched": int(ok.sum()) / n}
 
 
 def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "", temperature: float = 1.0,
           epochs: int = 10, lr: float = 1e-3, minibatch: int = 256, holdout: int = 1, seed: int = 0,
-          threads: int = 1, log=print) -> dict:
+          threads: int = 1, min_margin: float = 0.0, log=print) -> dict:
     """Fit the learner's Net to the label shards of `folders` (one folder or several, of one game and options) and
     write the model to `out` (agents.learned's format); returns the held-out evaluation (on each folder's last
-    `holdout` shards; the training shards where holdout is 0)."""
+    `holdout` shards; the training shards where holdout is 0). With `min_margin`, a decision the search won by fewer
+    points keeps the init's own policy as its target: the network moves only where the search is sure."""
     import torch
 
     from quando_env.agents import make_agent
@@ -310,6 +330,8 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
     from .learner import Hyper, Learner, anchored, dense, masked_log_probs
     from quando_env.agents.random_agent import RandomAgent
 
+    need(init or not min_margin, f"min_margin={min_margin:g} without init", "an init model, whose policy the "
+         "decisions the search was not sure of keep")
     folders = [folders] if isinstance(folders, (str, Path)) else list(folders)
     header, fit_shards, held_shards, listed = load_folders(folders, holdout)
     options = dict(header["options"])
@@ -332,7 +354,11 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
 
     def played(data):       # the network's outputs on rows j of data as the model plays (an anchor's bonus added)
         return lambda logits, j: anchored(logits, data["anchor"][j], weight) if weight else logits
-    target = targets(fit["values"], fit["masks"], fit["choice"], temperature)
+    own = policy(net, fit, played(fit)) if min_margin > 0 else None       # the init's, as it plays
+    target = targets(fit["values"], fit["masks"], fit["choice"], temperature, own, min_margin)
+    if own is not None:
+        log(f"{(margins(fit['values']) >= min_margin).mean():.1%} of the labels were won by {min_margin:g} points or "
+            "more; the others keep the init's policy")
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     order = np.random.default_rng(seed)
     for epoch in range(epochs):
@@ -353,7 +379,8 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
             f"regret {e['regret']:.3f}")
     head = learner.header()
     head["info"] = {"method": "distill", "labels": int(len(target)), "labels_folders": listed,
-                    "temperature": temperature, "epochs": epochs, "seed": seed, "init": init}
+                    "temperature": temperature, "epochs": epochs, "seed": seed, "init": init,
+                    "min_margin": min_margin}
     save_model(out, head, learner.weights())
     return e
 
@@ -459,6 +486,9 @@ def parser(prog: str = "python -m quando_env.training.distill") -> argparse.Argu
                     "128,64; none: no scorer)")
     tr.add_argument("--init", default="", help="a learned model whose weights start the network (a flat one "
                     "included: its scorer starts at zero; an anchored one keeps its anchor)")
+    tr.add_argument("--min-margin", type=argtypes.float_in(0.0, 1e6), default=0.0, help="points: a decision the "
+                    "search's best candidate won by fewer points keeps the --init model's own policy as its target "
+                    "(default 0: every label is the search's)")
     tr.add_argument("--temperature", type=argtypes.float_in(0.0, 1e6), default=1.0, help="of the target softmax "
                     "over the candidates' values, in points (default 1; 0: the search's choice alone)")
     tr.add_argument("--epochs", type=argtypes.int_in(1, 100_000), default=10)
@@ -529,6 +559,8 @@ def parse_args(argv=None, prog: str = "python -m quando_env.training.distill") -
     elif args.command == "train":
         if args.init and not Path(args.init).is_file():
             p.error(f"argument --init: no learned model at {args.init}")
+        if args.min_margin and not args.init:
+            p.error(f"argument --min-margin: {args.min_margin:g} keeps the --init model's policy: give --init")
         if args.move_hidden and len(args.move_hidden) != 2:
             p.error(f"argument --move-hidden: {','.join(map(str, args.move_hidden))}: give two widths, or none")
     return args
@@ -553,7 +585,7 @@ def main(argv=None, prog: str = "python -m quando_env.training.distill") -> int:
     if args.command == "train":
         try:
             e = train(args.labels, args.out, args.hidden, args.move_hidden, args.init, args.temperature, args.epochs,
-                      args.lr, args.minibatch, args.holdout, args.seed, args.threads, log=log)
+                      args.lr, args.minibatch, args.holdout, args.seed, args.threads, args.min_margin, log=log)
         except ValueError as err:
             print(f"{prog} train: error: {printable(err)}", file=sys.stderr)
             return 1
