@@ -38,7 +38,9 @@ def test_each_round_starts_from_the_model_the_round_before_made_with_disjoint_se
         assert option(search, "--agents") == f"search:learned:{out / f'round_{r}' / 'model.npz'}"
     seeds = [int(option(s, "--seed")) for s in steps if s[3:4] == ["label"]]
     assert len(set(seeds)) == 4 and min(b - a for a, b in zip(seeds, seeds[1:])) >= 250     # shard ranges apart
-    assert not out.exists()
+    assert not out.exists() and "--min-margin" not in steps[2]
+    assert expert_iteration.main(["--game", "help", "--out", str(out), "--dry-run", "--min-margin", "8"]) == 0
+    assert option(printed(capsys)[2], "--min-margin") == "8"
 
 
 def test_a_round_labels_trains_and_measures_and_a_second_run_resumes_without_redoing_it(tmp_path, capsys):

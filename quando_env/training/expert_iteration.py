@@ -53,7 +53,8 @@ def commands(args, r: int, model: Path) -> list[tuple[list[str], Path]]:
                        "--seed", str((2 * r + k) * distill.MAX_SHARDS), *ray], None))
     trained = out / "model.npz"
     steps.append(([*py, distill.__name__, "train", str(out / "self"), str(out / "heuristic"), "--out", str(trained),
-                   "--init", str(model), "--epochs", str(args.epochs), "--threads", str(args.threads)], trained))
+                   "--init", str(model), "--epochs", str(args.epochs), "--threads", str(args.threads),
+                   *(["--min-margin", f"{args.min_margin:g}"] if args.min_margin else [])], trained))
     heuristics = ["heuristic"] * (args.players - 1)
     for name, agent, games in (("network", f"learned:{trained}", args.eval_games),
                                ("search", f"search:learned:{trained}", args.search_games)):
@@ -82,6 +83,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--heuristic-prior", action="store_true", help="the search keeps the heuristic as its prior")
     p.add_argument("--epochs", type=argtypes.int_in(1, 100_000), default=10)
     p.add_argument("--threads", type=argtypes.int_in(1, 1024), default=1, help="torch threads of training")
+    p.add_argument("--min-margin", type=argtypes.float_in(0.0, 1e6), default=0.0, help="train's: decisions the "
+                   "search won by fewer points keep the current model's policy (default 0: every label counts)")
     p.add_argument("--eval-games", type=argtypes.int_in(0, 10**7), default=8000, help="games of the model against "
                    "three heuristic players (0: none)")
     p.add_argument("--search-games", type=argtypes.int_in(0, 10**7), default=2000, help="games of the search with "
