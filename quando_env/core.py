@@ -488,11 +488,17 @@ class Game:
         round left it, before the engine dealt the next round (or a new game) in that same step: the table the
         rules reveal at a round's end, which `at_round_end` shows (before a game's first round ends, its record
         as this was called). Off by default, and free then; on, a step that ends a round is played once more
-        from a copy, with the round as the episode (nothing dealt after it)."""
+        from a copy (at_round_end_of)."""
         if self.round_ends is None:
-            self._round_cfg = make_config(self.config_class, **{**self.config.to_dict(), "episode": "round"}
-                                          ).kernel_vector(False)
             self.round_ends = self.states.copy()
+
+    def at_round_end_of(self, records: np.ndarray, actions) -> np.ndarray:
+        """Records (one per game, before a step) after `actions` with the round as the episode: before the next deal."""
+        cfg = make_config(self.config_class, **{**self.config.to_dict(), "episode": "round"}).kernel_vector(False)
+        out, k = records.copy(), len(records)
+        self.kernels.step(out, np.arange(k), np.asarray(actions, np.int64), cfg, np.zeros((k, self.num_players),
+                          np.float32), np.zeros((k, NUM_FLAGS), np.uint8), np.zeros((k, self.num_actions), np.uint8))
+        return out
 
     def _step_keeping_round_ends(self, actions, games, checked: bool) -> np.ndarray:
         before, kept = self.states.copy(), self.round_ends
@@ -504,11 +510,8 @@ class Game:
         idx = self.slots(games)
         ended = np.flatnonzero(self.flags[idx, F_ROUND_OVER])
         if ended.size:
-            k, records = ended.size, before[idx[ended]]
-            self.kernels.step(records, np.arange(k), self._checked_actions(actions, idx)[ended], self._round_cfg,
-                              np.zeros((k, self.num_players), np.float32), np.zeros((k, NUM_FLAGS), np.uint8),
-                              np.zeros((k, self.num_actions), np.uint8))
-            self.round_ends[idx[ended]] = records
+            self.round_ends[idx[ended]] = self.at_round_end_of(before[idx[ended]],
+                                                               self._checked_actions(actions, idx)[ended])
         return rewards
 
     def at_round_end(self, g: int = 0) -> "Game":

@@ -3,15 +3,10 @@ move names and details, one line per turn (draw, Jack or Queen, placing joined),
 knock, and a summary at each round's end. Only what seat 0 has seen is shown (K1-K9): an unseen card is
 "??" in the table and "a card" in the story.
 """
-import numpy as np
-
 from ..narration import Narrator as BaseNarrator, sentence
-
-from ..options import make_config
 from . import engine as E
-from .cards import (DISCARD_DRAWN, DRAW_STOCK, KNOCK, NO_KNOCK, NUM_ACTIONS, PASS, PLACE, SNAP,
-                    TAKE_DISCARD, card_name, decode_jack, rank, value)
-from .config import Config
+from .cards import (DISCARD_DRAWN, DRAW_STOCK, KNOCK, NO_KNOCK, PASS, PLACE, SNAP, TAKE_DISCARD, card_name, decode_jack,
+                    rank, value)
 from .render import slots_text
 
 HUMAN = 0
@@ -91,15 +86,6 @@ def short_text(game) -> str:
     return "\n".join([_top_line(s), _my_line(s), _hint(game)])
 
 
-def _round_end_state(before, action, config):
-    """The state right after `action` ends a round (the engine deals the next one in the same step)."""
-    cfg = make_config(Config, **{**config.to_dict(), "episode": "round"}).kernel_vector(False)
-    st = before.copy()
-    E.step_one(st[0], action, cfg, np.zeros(config.num_players, np.float32), np.zeros(4, np.uint8),
-               np.zeros(NUM_ACTIONS, np.uint8))
-    return st[0]
-
-
 def round_summary(before, after, n) -> str:
     knocker = int(before["knocker"])
     lines = [f"==== Round {int(after['round'])} over ====",
@@ -159,7 +145,7 @@ class Narrator(BaseNarrator):
     def told(self, before, a) -> list[str]:
         game = self.game
         ended = bool(game.round_over[0])
-        after = _round_end_state(before, a, game.config) if ended else game.states[0]
+        after = game.at_round_end_of(before, [a])[0] if ended else game.states[0]
         b = before[0]
         p, ph = int(b["cur"]), int(b["phase"])
         who, s, me = self.who, self.verb, self.seat

@@ -7,12 +7,8 @@ a lone `7` means the viewer has not seen its other side. Only what the viewer ha
 import numpy as np
 
 from ..narration import Narrator as BaseNarrator
-
-from ..options import make_config
 from . import engine as E
-from .cards import (CARD_VALUES, KNOCK, NUM_ACTIONS, NUM_CARDS, PASS, TAKE_DOWN, TAKE_UP, action_name, is_set,
-                    is_straight, set_count)
-from .config import Config
+from .cards import CARD_VALUES, KNOCK, NUM_CARDS, PASS, TAKE_DOWN, TAKE_UP, action_name, is_set, is_straight, set_count
 
 HUMAN = 0
 PILE_SHOWN = 12  # discard pile cards listed, from the top
@@ -183,16 +179,6 @@ def describe(narrator, before, after, a: int) -> tuple[str, str]:
     return "no-knock", ""  # oya, after the draw: not knocking is told by nothing
 
 
-def _round_end_state(before, action, config):
-    """The state right after `action` ends a round, before the next deal (the engine deals the next round
-    in the same step): the step replayed on a copy with the round as the episode."""
-    cfg = make_config(Config, **{**config.to_dict(), "episode": "round"}).kernel_vector(False)
-    st = before.copy()
-    n = config.num_players
-    E.step_one(st[0], action, cfg, np.zeros(n, np.float32), np.zeros(4, np.uint8), np.zeros(NUM_ACTIONS, np.uint8))
-    return st[0]
-
-
 def round_summary(before, after, n: int) -> str:
     knocker = int(before["knocker"])
     active = int(before["active"])
@@ -257,7 +243,7 @@ class Narrator(BaseNarrator):
         summary when the round ended."""
         game = self.game
         ended = bool(game.round_over[0])
-        after = _round_end_state(before, a, game.config) if ended else game.states[0]
+        after = game.at_round_end_of(before, [a])[0] if ended else game.states[0]
         out = []
         before = before[0]
         kind, phrase = describe(self, before, after, a)
