@@ -10,7 +10,8 @@ import tiny_game
 
 from quando_env.agents import Agent, RandomAgent, RolloutAgent, make_agent
 from quando_env.training.label_shards import MANIFEST, read_shard, shard_path
-from quando_env.training.distill import LabelSettings, label, load_folders, main, margins, targets, train
+from quando_env.training.distill import (LabelSettings, label, load_folders, main, margins, targets, train,
+                                        versus_init)
 from quando_env.evaluation.matches import play_match
 from quando_env.agents.learned import LearnedAgent, default_model, load_model
 from quando_env.agents.rollout import SearchKit
@@ -218,7 +219,8 @@ def test_an_anchored_init_keeps_its_anchor_and_plays_as_before_where_training_mo
     assert np.array_equal(before.act(data, masks), after.act(data, masks))
     assert main(["train", str(labels), "--out", str(model), "--init", str(init), "--move-hidden", "none",
                  "--epochs", "1", "--lr", "1e-12", "--holdout", "0", "--min-margin", "1000"]) == 0
-    assert load_model(model)[0]["info"]["min_margin"] == 1000
+    info = load_model(model)[0]["info"]
+    assert info["min_margin"] == 1000 and info["held_out"]["changed"] == 0 == info["held_out"]["agreed_broken"]
     assert np.array_equal(before.act(data, masks), make_agent(f"learned:{model}", game="quando").act(data, masks))
 
 
@@ -234,6 +236,15 @@ def test_decisions_the_search_won_narrowly_keep_the_inits_policy_as_their_target
     mixed = targets(values, masks, choice, 0.0, own, min_margin=1.0)
     assert np.array_equal(mixed[0], search[0]) and np.array_equal(mixed[1:], own[1:])
     assert np.array_equal(targets(values, masks, choice, 0.0, own, min_margin=0.0), search)
+
+
+def test_what_training_did_to_the_inits_moves_is_counted_apart_from_the_accuracy():
+    choice = np.array([0, 1, 2, 3, 0, 1])
+    init = np.array([0, 1, 2, 0, 1, 1])         # the search departed from the init on decisions 3 and 4
+    best = np.array([0, 2, 2, 3, 1, 1])         # learned decision 3's departure, lost decision 1's agreement
+    assert versus_init(best, init, choice) == {"init_accuracy": 4 / 6, "changed": 2 / 6, "departures_learned": 0.5,
+                                               "agreed_broken": 0.25}
+    assert versus_init(init, init, choice)["changed"] == 0 == versus_init(init, init, choice)["agreed_broken"]
 
 
 def test_train_takes_several_folders_of_one_game_holding_out_each_ones_last_shards(tmp_path, capsys):

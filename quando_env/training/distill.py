@@ -304,16 +304,29 @@ def policy(net, data: dict, played=None, size: int = 4096) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, data["masks"].shape[1]), np.float32)
 
 
-def evaluate(net, data: dict, played=None) -> dict:
+def evaluate(net, data: dict, played=None, init=None) -> dict:
     """Imitation accuracy (the policy's best legal move is the search's choice) and regret (the searched value
-    of the search's best candidate less that of the policy's move, where the policy's move was searched)."""
+    of the search's best candidate less that of the policy's move, where the policy's move was searched); with
+    `init` (the init model's best moves on these decisions), versus_init's shares too."""
     best = policy(net, data, played).argmax(1) if len(data["choice"]) else np.zeros(0, np.int64)
     got = data["values"][np.arange(len(best)), best]
     ok = ~np.isnan(got)
     n = max(len(best), 1)
-    return {"accuracy": float((best == data["choice"]).sum()) / n,
-            "regret": float((np.nanmax(data["values"][ok], axis=1) - got[ok]).sum()) / max(int(ok.sum()), 1),
-            "searched": int(ok.sum()) / n}
+    out = {"accuracy": float((best == data["choice"]).sum()) / n,
+           "regret": float((np.nanmax(data["values"][ok], axis=1) - got[ok]).sum()) / max(int(ok.sum()), 1),
+           "searched": int(ok.sum()) / n}
+    return {**out, **versus_init(best, init, data["choice"])} if init is not None else out
+
+
+def versus_init(best: np.ndarray, init: np.ndarray, choice: np.ndarray) -> dict:
+    """What training did to the init's moves (a greedy player's): the share it changed, the share of the search's
+    departures from the init (choice != init) it now plays, and the share of the moves the search agreed with that
+    it no longer plays. A network can agree with the search more often and still lose what it had: both shares
+    count, since each move changed away from a tuned policy tends to cost."""
+    departed = init != choice
+    mean = lambda x: float(x.mean()) if x.size else 0.0       # noqa: E731
+    return {"init_accuracy": mean(~departed), "changed": mean(best != init),
+            "departures_learned": mean((best == choice)[departed]), "agreed_broken": mean((best != choice)[~departed])}
 
 
 def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = "", temperature: float = 1.0,
@@ -355,6 +368,9 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
     def played(data):       # the network's outputs on rows j of data as the model plays (an anchor's bonus added)
         return lambda logits, j: anchored(logits, data["anchor"][j], weight) if weight else logits
     own = policy(net, fit, played(fit)) if min_margin > 0 else None       # the init's, as it plays
+    first = policy(net, held, played(held)).argmax(1) if init else None      # the init's moves on held-out decisions
+    if init:
+        log(f"the init plays the search's choice on {np.mean(first == held['choice']):.3f} of the held-out labels")
     target = targets(fit["values"], fit["masks"], fit["choice"], temperature, own, min_margin)
     if own is not None:
         log(f"{(margins(fit['values']) >= min_margin).mean():.1%} of the labels were won by {min_margin:g} points or "
@@ -374,13 +390,16 @@ def train(folders, out, hidden=(128, 128), move_hidden=(128, 64), init: str = ""
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             opt.step()
             losses.append(loss.item())
-        e = evaluate(net, held, played(held))
+        e = evaluate(net, held, played(held), first)
         log(f"epoch {epoch + 1}/{epochs}: loss {np.mean(losses):.4f}, held-out accuracy {e['accuracy']:.3f}, "
-            f"regret {e['regret']:.3f}")
+            f"regret {e['regret']:.3f}" + (f"; of the init's moves {e['changed']:.1%} changed: "
+                                           f"{e['departures_learned']:.1%} of the search's departures from them "
+                                           f"learned, {e['agreed_broken']:.1%} of those it agreed with lost"
+                                           if init else ""))
     head = learner.header()
     head["info"] = {"method": "distill", "labels": int(len(target)), "labels_folders": listed,
                     "temperature": temperature, "epochs": epochs, "seed": seed, "init": init,
-                    "min_margin": min_margin}
+                    "min_margin": min_margin, "held_out": {k: round(v, 4) for k, v in e.items()}}
     save_model(out, head, learner.weights())
     return e
 
@@ -589,7 +608,8 @@ def main(argv=None, prog: str = "python -m quando_env.training.distill") -> int:
         except ValueError as err:
             print(f"{prog} train: error: {printable(err)}", file=sys.stderr)
             return 1
-        print(f"wrote {args.out}: held-out accuracy {e['accuracy']:.3f} (the search's choice), regret "
+        before = f"; the init's {e['init_accuracy']:.3f}" if "init_accuracy" in e else ""
+        print(f"wrote {args.out}: held-out accuracy {e['accuracy']:.3f} (the search's choice{before}), regret "
               f"{e['regret']:.3f} points where its move was searched ({e['searched']:.0%})")
         return 0
     from quando_env.evaluation.cli import ray_runner
