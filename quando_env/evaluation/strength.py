@@ -7,7 +7,8 @@ from pathlib import Path
 from ..registry import game_spec
 
 RESULTS = Path(__file__).resolve().parent.parent / "agents" / "models" / "strength.json"
-COLUMNS = {"heuristic": "heuristic (parity)", "rollout": "rollout search", "learned": "learned (shipped model)"}
+COLUMNS = {"heuristic": "heuristic (parity)", "rollout": "rollout search", "learned": "learned (shipped model)",
+           "search:learned": "search with the learned model"}
 
 
 def results() -> dict:
