@@ -22,6 +22,7 @@ heuristic, as in the games the labels come from.
 """
 import argparse
 import json
+from dataclasses import replace
 
 import numpy as np
 
@@ -31,25 +32,16 @@ from quando_env.agents.learned import LearnedAgent
 from quando_env.agents.rollout import RolloutAgent
 from quando_env.training.label_shards import read_manifest, read_shard, shard_path
 
+from help_ceiling import play_out
+
 
 class Continued(RolloutAgent):
-    """The rollout search's play-outs to the round's end with `own` deciding for seat 0 (the searching seat) and
-    `others` for every other seat, instead of the kit's play-out policy."""
+    """The rollout search with its play-outs to the round's end played by `own` for seat 0 (the searching seat) and
+    `others` for every other seat (help_ceiling's play_out as the kit's play-out), instead of the kit's policy."""
 
     def __init__(self, kit, own, others, worlds: int, options: dict):
+        kit = replace(kit, playout=lambda game, horizon: play_out(game, own, others))
         super().__init__(kit, samples=worlds, knock_samples=worlds, max_worlds=1 << 22, **options)
-        self.own, self.others = own, others
-
-    def _score(self, vg, cfg, horizon):
-        while (live := np.flatnonzero(vg.current_player >= 0)).size:
-            obs, masks = vg.observe(games=live), vg.legal_action_mask[live]
-            acts = self.others.act(obs, masks)
-            mine = vg.current_player[live] == 0
-            if mine.any():
-                acts[mine] = self.own.act(obs[mine], masks[mine])
-            vg.step(acts, games=live)
-        pts = vg.round_points.astype(np.float64) * (-1.0 if self.kit.game_class.higher_total_wins else 1.0)
-        return pts[:, 0] - self.relative * pts[:, 1:].mean(axis=1)
 
     def gains(self, obs, masks, first, second, seed: int) -> np.ndarray:
         """Per decision, the search's score of move `second` less that of `first`, in the same fresh worlds."""
